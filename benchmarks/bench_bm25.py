@@ -1,0 +1,107 @@
+"""Time the built-in BM25 agent on a synthetic repository.
+
+Writes 2,000 files of about 200 lines of pseudo-code under a temporary directory, then times
+``BM25Agent.initialize`` and 100 queries, and, for comparison, ``rank_bm25.BM25Okapi`` on the same
+token lists. Run it from the repository root::
+
+    python benchmarks/bench_bm25.py [--files 2000] [--lines 200] [--queries 100]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import tempfile
+import time
+from pathlib import Path
+
+from rank_bm25 import BM25Okapi  # type: ignore[import-untyped]
+
+from pytest_codesearch.agents.bm25 import BM25Agent
+from pytest_codesearch.agents.corpus import iter_text_files
+from pytest_codesearch.agents.tokenize import path_tokens, tokenize
+
+_SYLLABLES = "ba ce di fo gu ka le mi no pu ra se ti vo zu xan qel vor tim nup".split()
+
+
+def _make_words(rng: random.Random, count: int) -> list[str]:
+    """Return ``count`` distinct pseudo-words of two or three syllables."""
+    words: set[str] = set()
+    while len(words) < count:
+        words.add("".join(rng.choice(_SYLLABLES) for _ in range(rng.choice((2, 3)))))
+    return sorted(words)
+
+
+def _make_line(rng: random.Random, words: list[str]) -> str:
+    """Return one line of pseudo-Python built from ``words``."""
+    a, b, c = rng.choice(words), rng.choice(words), rng.choice(words)
+    shapes = (
+        f"def {a}_{b}(self, {c}):",
+        f"    {a} = self.{b}{c.capitalize()}({c}, limit={rng.randint(0, 999)})",
+        f"    return {a}.{b}_{c}()",
+        f"class {a.capitalize()}{b.capitalize()}Error(Exception):",
+        f"    # {a} the {b} when {c} is missing",
+        f"    if {a} is not None and {b} > {c}:",
+    )
+    return rng.choice(shapes)
+
+
+def write_tree(root: Path, files: int, lines: int, seed: int = 0) -> list[str]:
+    """Write ``files`` files of ``lines`` lines under ``root``; return the vocabulary used."""
+    rng = random.Random(seed)
+    words = _make_words(rng, 3000)
+    for number in range(files):
+        path = root / f"pkg{number // 100}" / f"{rng.choice(words)}_{number}.py"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("\n".join(_make_line(rng, words) for _ in range(lines)) + "\n")
+    return words
+
+
+def _time_agent(root: Path, queries: list[str]) -> tuple[float, float]:
+    """Return the seconds ``BM25Agent.initialize`` takes and the mean seconds per query."""
+    agent = BM25Agent()
+    start = time.perf_counter()
+    agent.initialize(str(root))
+    indexed = time.perf_counter()
+    for query in queries:
+        agent.retrieve(query)
+    return indexed - start, (time.perf_counter() - indexed) / len(queries)
+
+
+def _time_rank_bm25(root: Path, queries: list[str]) -> tuple[float, float]:
+    """Return the seconds ``BM25Okapi`` takes to index pre-tokenized files, and per query."""
+    documents = [
+        tokenize(text) + path_tokens(path) * 3 for path, text in iter_text_files(root)
+    ]
+    start = time.perf_counter()
+    model = BM25Okapi(documents)
+    indexed = time.perf_counter()
+    for query in queries:
+        model.get_scores(tokenize(query))
+    return indexed - start, (time.perf_counter() - indexed) / len(queries)
+
+
+def main() -> None:
+    """Build the tree, time both implementations and print the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--files", type=int, default=2000)
+    parser.add_argument("--lines", type=int, default=200)
+    parser.add_argument("--queries", type=int, default=100)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        words = write_tree(root, args.files, args.lines)
+        rng = random.Random(1)
+        queries = [" ".join(rng.sample(words, rng.randint(2, 6))) for _ in range(args.queries)]
+        size_mb = sum(p.stat().st_size for p in root.rglob("*.py")) / 1e6
+        print(f"tree: {args.files} files, {args.lines} lines each, {size_mb:.1f} MB")
+        index_s, query_s = _time_agent(root, queries)
+        print(f"BM25Agent: initialize {index_s:.2f} s ({args.files / index_s:,.0f} files/s), "
+              f"{query_s * 1e3:.2f} ms/query")
+        index_s, query_s = _time_rank_bm25(root, queries)
+        print(f"rank_bm25.BM25Okapi (tokens given): index {index_s:.2f} s, "
+              f"{query_s * 1e3:.2f} ms/query")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,34 @@
+"""pytest-codesearch: benchmark code-search agents as pytest items, scored like trec_eval.
+
+The public API an agent author needs::
+
+    import pytest_codesearch as pcs
+
+    @pcs.agent(name="my-agent")
+    def my_agent(request):
+        return MyAgent()          # initialize(repo_path), retrieve(query), reset()
+"""
+
+from __future__ import annotations
+
+from pytest_codesearch.agents.contract import RetrievalAgent, RetrievalResult, Span
+from pytest_codesearch.agents.registry import agent
+from pytest_codesearch.goldset.model import GoldSet, GoldSetMetadata, GroundTruthFile, TestCase
+
+__all__ = [
+    "GoldSet",
+    "GoldSetMetadata",
+    "GroundTruthFile",
+    "RetrievalAgent",
+    "RetrievalResult",
+    "Span",
+    "TestCase",
+    "agent",
+]
+
+try:
+    from importlib.metadata import version as _version
+
+    __version__ = _version("pytest-codesearch")
+except Exception:  # pragma: no cover - running from a source tree that is not installed
+    __version__ = "0+unknown"

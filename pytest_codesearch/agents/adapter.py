@@ -1,0 +1,117 @@
+"""One face for every kind of agent: contract objects, plain callables, sync or async."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import math
+from collections.abc import Callable
+from typing import Any
+
+from pytest_codesearch.agents.contract import AGENT_METHODS, ContractError, RetrievalResult, Span
+
+
+class AgentHandle:
+    """An agent as the harness drives it: ``initialize``, ``retrieve`` and ``reset`` always exist."""
+
+    def __init__(self, name: str, obj: Any) -> None:
+        self.name = name
+        self.obj = obj
+        self._loop: asyncio.AbstractEventLoop | None = None
+        if _is_contract_object(obj):
+            self._initialize: Callable[[str], Any] | None = obj.initialize
+            self._retrieve: Callable[[str], Any] = obj.retrieve
+            self._reset: Callable[[], Any] | None = obj.reset
+        else:
+            self._initialize = None
+            self._retrieve = obj
+            self._reset = None
+
+    def initialize(self, repo_path: str) -> None:
+        """Let the agent prepare to search ``repo_path`` (a no-op for a plain callable)."""
+        if self._initialize is not None:
+            self._settle(self._initialize(repo_path))
+
+    def retrieve(self, query: str) -> Any:
+        """Return the agent's raw answer to ``query``, awaiting it when the agent is async."""
+        return self._settle(self._retrieve(query))
+
+    def reset(self) -> None:
+        """Drop the agent's per-query state (a no-op for a plain callable)."""
+        if self._reset is not None:
+            self._settle(self._reset())
+
+    def close(self) -> None:
+        """Close the event loop used for an async agent."""
+        if self._loop is not None:
+            self._loop.close()
+            self._loop = None
+
+    def _settle(self, value: Any) -> Any:
+        if not inspect.isawaitable(value):
+            return value
+        if self._loop is None:
+            self._loop = asyncio.new_event_loop()
+        return self._loop.run_until_complete(_await(value))
+
+
+async def _await(value: Any) -> Any:
+    return await value
+
+
+def _is_contract_object(obj: Any) -> bool:
+    return all(callable(getattr(obj, m, None)) for m in AGENT_METHODS)
+
+
+def adapt_agent(name: str, obj: Any) -> AgentHandle:
+    """Return a handle for ``obj``, or raise ContractError naming the agent and what is missing."""
+    if isinstance(obj, type):
+        raise ContractError(
+            f"agent {name!r} returned the class {obj.__qualname__}, not an instance: return {obj.__name__}(...)"
+        )
+    present = [m for m in AGENT_METHODS if callable(getattr(obj, m, None))]
+    if _is_contract_object(obj):
+        return AgentHandle(name, obj)
+    if present or not callable(obj):
+        missing = ", ".join(m for m in AGENT_METHODS if m not in present)
+        raise ContractError(
+            f"agent {name!r} returned {type(obj).__qualname__}, which lacks {missing}: an agent is an object "
+            "with initialize(repo_path), retrieve(query) and reset(), or a callable query -> ranked paths"
+        )
+    return AgentHandle(name, obj)
+
+
+def coerce_result(name: str, raw: Any) -> RetrievalResult:
+    """Return the answer as a RetrievalResult with JSON-native values, or raise ContractError."""
+    if isinstance(raw, RetrievalResult):
+        files = raw.files
+    elif isinstance(raw, (list, tuple)):
+        files = list(raw)
+        raw = RetrievalResult(files=[])
+    else:
+        raise ContractError(
+            f"agent {name!r} answered {type(raw).__qualname__}: return a RetrievalResult or a list of paths"
+        )
+    paths = [_as_path(name, f) for f in files]
+    return RetrievalResult(
+        files=paths,
+        scores=[_as_float(name, s) for s in raw.scores],
+        spans=[Span(_as_path(name, s[0]), int(s[1]), int(s[2])) for s in raw.spans],
+        symbols=[str(s) for s in raw.symbols],
+        metadata=dict(raw.metadata),
+    )
+
+
+def _as_path(name: str, value: Any) -> str:
+    if isinstance(value, str):
+        return str(value)
+    if hasattr(value, "__fspath__"):
+        return str(value.__fspath__())
+    raise ContractError(f"agent {name!r} returned {value!r} among its files: each file must be a path string")
+
+
+def _as_float(name: str, value: Any) -> float:
+    number = float(value)
+    if math.isnan(number):
+        raise ContractError(f"agent {name!r} returned a NaN score")
+    return number

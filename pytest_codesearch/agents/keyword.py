@@ -1,0 +1,62 @@
+"""Keyword baseline: rank files by how often the query's words occur in them, like grep -c.
+
+A file's score is the sum, over the distinct tokens of the query, of the number of times the
+token occurs among the file's tokens: those of its text and, once, those of its path. Files
+scoring zero are left out; the rest come best first, ties by path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from pytest_codesearch.agents.contract import RetrievalResult
+from pytest_codesearch.agents.corpus import IndexCache, TokenCorpus, index_directory, rank_files
+from pytest_codesearch.agents.tokenize import tokenize
+
+
+def keyword_scores(corpus: TokenCorpus, query_tokens: Sequence[str]) -> npt.NDArray[np.float64]:
+    """Return, for every document, the summed counts of the distinct ``query_tokens``."""
+    scores = np.zeros(len(corpus.paths), dtype=np.float64)
+    for token in dict.fromkeys(query_tokens):
+        doc_ids, term_freqs = corpus.postings(token)
+        scores[doc_ids] += term_freqs
+    return scores
+
+
+class KeywordAgent:
+    """Rank the files of a directory by occurrences of the query's tokens (see the module)."""
+
+    def __init__(self, top_n: int = 100, max_bytes: int = 1_000_000) -> None:
+        if top_n < 1:
+            raise ValueError(f"KeywordAgent needs top_n >= 1, got {top_n}")
+        self.top_n = top_n
+        self.max_bytes = max_bytes
+        self._cache: IndexCache[TokenCorpus] = IndexCache(self._build)
+        self._index: TokenCorpus | None = None
+
+    def _build(self, directory: Path) -> TokenCorpus:
+        """Return the token postings of ``directory`` (the cache calls this once per directory)."""
+        return index_directory(directory, path_weight=1, max_bytes=self.max_bytes)
+
+    @property
+    def index(self) -> TokenCorpus:
+        """Return the postings of the directory last passed to :meth:`initialize`."""
+        if self._index is None:
+            raise RuntimeError("KeywordAgent: call initialize(repo_path) before retrieve()")
+        return self._index
+
+    def initialize(self, repo_path: str) -> None:
+        """Search ``repo_path`` from now on, indexing it unless this agent already has."""
+        self._index = self._cache.get(repo_path)
+
+    def retrieve(self, query: str) -> RetrievalResult:
+        """Return the files of the current directory where the query's tokens occur most."""
+        index = self.index
+        return rank_files(index.paths, keyword_scores(index, tokenize(query)), self.top_n)
+
+    def reset(self) -> None:
+        """Do nothing: answers depend on the query and the index only, and no query is cached."""

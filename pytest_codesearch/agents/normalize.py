@@ -1,0 +1,109 @@
+"""Turn an agent's ranked answer into paths of the snapshot it searched, before anything is scored."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections.abc import Iterator, Sequence
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
+from pathlib import Path, PurePath
+
+
+@dataclass(frozen=True)
+class NormalizedAnswer:
+    """An answer reduced to snapshot paths.
+
+    ``paths`` keeps the agent's order with each path once (at its first rank); ``directories`` says which
+    of them are directories; ``dropped`` holds the raw entries that name nothing in the snapshot.
+    """
+
+    paths: list[str]
+    directories: frozenset[str]
+    dropped: list[str]
+
+
+def normalize_paths(
+    raw: Sequence[str], snapshot_root: Path, files: AbstractSet[str], directories: AbstractSet[str]
+) -> NormalizedAnswer:
+    """Clean an agent's ranked answer: posix separators, no leading './', absolute paths made relative
+    to the snapshot root, trailing '/' removed, duplicates keep their first rank, entries not in the snapshot dropped.
+
+    Each entry is first taken exactly as given; only if that names nothing is it retried with surrounding
+    whitespace stripped and backslashes read as separators. ``..`` segments are resolved lexically and an
+    entry that leaves the root (or is the root itself) is dropped. Comparison is case-sensitive.
+    """
+    roots = _root_forms(snapshot_root)
+    paths: list[str] = []
+    seen: set[str] = set()
+    dropped: list[str] = []
+    for entry in raw:
+        path = _locate(entry, roots, files, directories)
+        if path is None:
+            dropped.append(entry)
+        elif path not in seen:
+            seen.add(path)
+            paths.append(path)
+    found_directories = frozenset(path for path in paths if path in directories)
+    return NormalizedAnswer(paths, found_directories, dropped)
+
+
+def _locate(entry: str, roots: tuple[str, ...], files: AbstractSet[str], directories: AbstractSet[str]) -> str | None:
+    """Return the snapshot path ``entry`` names, or None."""
+    for candidate in _spellings(entry):
+        path = _relative(candidate, roots)
+        if path is not None and (path in files or path in directories):
+            return path
+    return None
+
+
+def _spellings(entry: str) -> Iterator[str]:
+    """Yield ``entry`` as given, then its lenient form if that differs."""
+    yield entry
+    lenient = entry.strip().replace("\\", "/")
+    if lenient != entry:
+        yield lenient
+
+
+def _root_forms(snapshot_root: Path) -> tuple[str, ...]:
+    """Return the posix spellings of the root an agent may use: as given and with symlinks resolved."""
+    given = posixpath.normpath(PurePath(os.path.abspath(snapshot_root)).as_posix())
+    real = posixpath.normpath(PurePath(os.path.realpath(snapshot_root)).as_posix())
+    return (given,) if given == real else (given, real)
+
+
+def _relative(entry: str, roots: Sequence[str]) -> str | None:
+    """Return ``entry`` as a normalised posix path relative to one of ``roots``, or None if it lies outside.
+
+    ``roots`` are absolute, normalised posix paths. ``"./a//b/../c/"`` gives ``"a/c"``; the root itself
+    and anything above it give None.
+    """
+    if not entry:
+        return None
+    path = posixpath.normpath(entry)
+    if path.startswith("//"):  # normpath keeps exactly two leading slashes (POSIX allows them a meaning)
+        path = "/" + path.lstrip("/")
+    if _is_absolute(path):
+        relative = _strip_root(path, roots)
+        if relative is None:
+            return None
+        path = relative
+    if path in (".", "..") or path.startswith("../"):
+        return None
+    return path
+
+
+def _is_absolute(path: str) -> bool:
+    """Return whether ``path`` is absolute in posix form (``/x``) or as a Windows drive path (``C:/x``)."""
+    return path.startswith("/") or (len(path) > 2 and path[1] == ":" and path[2] == "/")
+
+
+def _strip_root(path: str, roots: Sequence[str]) -> str | None:
+    """Return ``path`` relative to the first root that contains it ("." for a root itself), else None."""
+    for root in roots:
+        prefix = root.rstrip("/") + "/"
+        if path == root:
+            return "."
+        if path.startswith(prefix):
+            return path[len(prefix) :]
+    return None

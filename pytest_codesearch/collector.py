@@ -1,0 +1,159 @@
+"""The controller's side of a run: rebuild every case from test reports and write the report."""
+
+from __future__ import annotations
+
+import platform
+import sys
+from datetime import datetime, timezone
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+import pytest
+
+from pytest_codesearch.report import HEADLINE_METRICS
+from pytest_codesearch.report.aggregate import build_run_report
+from pytest_codesearch.report.csv_report import write_csv
+from pytest_codesearch.report.json_report import write_json
+from pytest_codesearch.report.markdown import render_markdown
+from pytest_codesearch.report.atomic import write_atomic
+from pytest_codesearch.report.model import AgentInfo, CaseResult, InvalidEntry, RunInfo, RunReport
+from pytest_codesearch.report.terminal import render_terminal
+from pytest_codesearch.scoring import metric_names
+from pytest_codesearch.state import RunState
+
+CASE_ATTRIBUTE = "codesearch_case"
+INVALID_ATTRIBUTE = "codesearch_invalid"
+_PACKAGES = ("pytest", "pytest-codesearch", "pytest-xdist", "pytest-timeout", "pygit2", "numpy", "rank-bm25")
+
+
+class RunCollector:
+    """Registered on the controller (or the only process): gathers records and writes the report."""
+
+    def __init__(self, config: pytest.Config, state: RunState) -> None:
+        self.config = config
+        self.state = state
+        self.started_at = _now()
+        self.cases: dict[str, CaseResult] = {}
+        self.invalid: list[InvalidEntry] = []
+        self.collected: set[str] = set()
+        self.report: RunReport | None = None
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """Remember every case collected in this process, the universe for 'not run'."""
+        self.collected.update(i.nodeid for i in session.items if _is_case_item(i))
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        """Under xdist the controller collects nothing: the workers' node ids are the universe."""
+        self.collected.update(i for i in ids if i.endswith("]") and "::" in i)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Keep the case record a call report carries; a crashed worker's case becomes an error."""
+        record = getattr(report, CASE_ATTRIBUTE, None)
+        if record is not None:
+            case = CaseResult.model_validate_json(record)
+            self.cases[case.nodeid] = case
+        invalid = getattr(report, INVALID_ATTRIBUTE, None)
+        if invalid is not None and report.when == "call":
+            self.invalid.append(InvalidEntry.model_validate_json(invalid))
+        if report.when == "???" and report.nodeid in self.collected and report.nodeid not in self.cases:
+            self.cases[report.nodeid] = _crashed_case(report)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        """Aggregate and write results.json, results.csv and summary.md (also after Ctrl-C)."""
+        names = metric_names(self.state.settings.ks)
+        self.report = build_run_report(
+            self._run_info(int(exitstatus)),
+            list(self.cases.values()),
+            names,
+            invalid=self.invalid,
+            not_run=sorted(self.collected - set(self.cases)),
+        )
+        directory = self.state.settings.report_dir
+        write_json(self.report, directory / "results.json")
+        write_csv(self.report, directory / "results.csv")
+        write_atomic(directory / "summary.md", render_markdown(self.report, _headline(names)))
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        """Print the agents side by side with the best of each column marked."""
+        if self.report is None:
+            return
+        names = metric_names(self.state.settings.ks)
+        terminalreporter.section("codesearch")
+        for line in render_terminal(self.report, _headline(names), terminalreporter._tw.fullwidth):
+            terminalreporter.write_line(line)
+        cases = len(self.report.cases)
+        terminalreporter.write_line(
+            f"codesearch: {cases} case{'s' if cases != 1 else ''} x agent, seed {self.state.seed}; "
+            f"report in {self.state.settings.report_dir}"
+        )
+
+    def _run_info(self, exitstatus: int) -> RunInfo:
+        settings = self.state.settings
+        return RunInfo(
+            seed=self.state.seed,
+            runs=settings.runs,
+            k=settings.k,
+            ks=list(settings.ks),
+            started_at=self.started_at,
+            finished_at=_now(),
+            versions=_versions(),
+            goldsets=sorted({c.goldset for c in self.cases.values()} | {i.goldset for i in self.invalid}),
+            agents={
+                c.name: AgentInfo(fixture=c.spec.factory.__name__, source=c.spec.source, param=c.param_repr)
+                for c in self.state.choices
+            },
+            workers=_workers(self.config),
+            exit_status=exitstatus,
+        )
+
+
+def _headline(names: list[str]) -> list[str]:
+    return [m for m in HEADLINE_METRICS if m in names]
+
+
+def _is_case_item(item: pytest.Item) -> bool:
+    return item.nodeid.endswith("]") and hasattr(item, "spec")
+
+
+def _crashed_case(report: pytest.TestReport) -> CaseResult:
+    """Rebuild what a crash report allows: the node id names gold set, case and agent."""
+    goldset, _, rest = report.nodeid.partition("::")
+    case_id, _, agent = rest[:-1].partition("[")
+    return CaseResult(
+        id=case_id,
+        goldset=goldset,
+        agent=agent,
+        query="",
+        nodeid=report.nodeid,
+        ground_truth=[],
+        relevance={},
+        retrieved=[],
+        status="error",
+        latency_ms=None,
+        latencies_ms=[],
+        index_ms=None,
+        metrics={},
+        error="the worker process running this case crashed",
+    )
+
+
+def _workers(config: pytest.Config) -> int:
+    if config.pluginmanager.hasplugin("xdist") and getattr(config.option, "dist", "no") != "no":
+        return max(1, int(getattr(config.option, "numprocesses", 0) or 0))
+    return 1
+
+
+def _versions() -> dict[str, str]:
+    found = {"python": platform.python_version(), "platform": sys.platform}
+    for package in _PACKAGES:
+        try:
+            found[package] = version(package)
+        except PackageNotFoundError:
+            continue
+    return found
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")

@@ -1,0 +1,212 @@
+"""Collection nodes: a gold-set file, its (case x agent) items, and items for broken entries."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import pytest_codesearch
+from pytest_codesearch.evaluate import AgentError, CaseError, CaseSpec, evaluate_case
+from pytest_codesearch.goldset.io import format_error, load_goldset
+from pytest_codesearch.goldset.model import GoldSetMetadata
+from pytest_codesearch.repo.snapshot import find_repository
+from pytest_codesearch.report.model import CaseResult, InvalidEntry
+from pytest_codesearch.state import STATE, RunState
+
+POOL_FIXTURE = "_codesearch_pool"
+_HIDDEN_DIRS = (os.path.dirname(pytest_codesearch.__file__), os.path.dirname(asyncio.__file__))
+
+
+def _codesearch_case(_codesearch_pool: Any) -> None:
+    """Stand-in test function: CaseItem.runtest does the work; this only names the fixture it needs."""
+
+
+class GoldsetFile(pytest.File):
+    """A gold-set file: one item per (case x selected agent), one failing item per broken entry."""
+
+    def collect(self) -> Iterator[pytest.Item]:
+        """Yield the file's items in file order; run order is set later from the seed."""
+        state = self.config.stash[STATE]
+        loaded = load_goldset(self.path)
+        display = self.display_path()
+        if loaded.error is not None:
+            yield BrokenEntryItem.from_parent(
+                self, name="goldset-file", goldset=display, line=0, error=loaded.error, case_id=None
+            )
+        repo, base, repo_error = self._default_repo(loaded.metadata)
+        for entry in loaded.entries:
+            if entry.case is None:
+                yield BrokenEntryItem.from_parent(
+                    self,
+                    name=f"line-{entry.line}",
+                    goldset=display,
+                    line=entry.line,
+                    error=entry.error or "invalid case",
+                    case_id=entry.case_id,
+                )
+                continue
+            case = entry.case
+            case_repo, case_error = (repo, repo_error) if case.repo is None else self._resolve(case.repo)
+            spec = CaseSpec(
+                goldset=display,
+                line=entry.line,
+                case=case,
+                repo=case_repo,
+                base_commit=case.base_commit if case.base_commit is not None else base,
+                repo_error=case_error,
+            )
+            for choice in state.choices:
+                yield CaseItem.from_parent(
+                    self, name=f"{case.id}[{choice.name}]", callobj=_codesearch_case, spec=spec, choice=choice
+                )
+
+    def display_path(self) -> str:
+        """Return the file's path relative to the rootdir, as in node ids."""
+        try:
+            return self.path.relative_to(self.config.rootpath).as_posix()
+        except ValueError:
+            return self.path.as_posix()
+
+    def _default_repo(self, metadata: GoldSetMetadata) -> tuple[Path | None, str | None, str | None]:
+        if metadata.repo is not None:
+            repo, error = self._resolve(metadata.repo)
+            return repo, metadata.base_commit, error
+        found = find_repository(self.path.parent)
+        if found is None:
+            error = (
+                f"{self.display_path()}: no 'repo' given and the file is not inside a git repository; "
+                "set 'repo' in the case or the metadata"
+            )
+            return None, metadata.base_commit, error
+        return found, metadata.base_commit, None
+
+    def _resolve(self, repo: str) -> tuple[Path | None, str | None]:
+        path = (self.path.parent / os.path.expanduser(repo)).resolve()
+        if not path.is_dir():
+            return None, f"repo: {repo!r} (resolved to {path}) is not a directory"
+        return path, None
+
+
+class CaseItem(pytest.Function):
+    """One case run against one agent: passes when the agent answered, whatever the score."""
+
+    def __init__(self, *, spec: CaseSpec, choice: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        _restructure_node_id(self)
+        self.spec = spec
+        self.choice = choice
+        self.case_result: CaseResult | None = None
+        case = spec.case
+        self.extra_keyword_matches.update(
+            k for k in (choice.name, choice.spec.name, case.complexity, case.category, *case.tags) if k
+        )
+        self.add_marker("codesearch")
+
+    def runtest(self) -> None:
+        """Run the case, keep its record, publish its figures, and fail if the agent raised."""
+        state: RunState = self.config.stash[STATE]
+        outcome = evaluate_case(
+            self.spec,
+            self.choice,
+            self.funcargs[POOL_FIXTURE],  # type: ignore[arg-type]
+            state.snapshots,
+            state.eval_settings,
+            nodeid=self.nodeid,
+            worker=state.worker_id,
+        )
+        self.case_result = outcome.result
+        self.user_properties.extend(_properties(outcome.result))
+        if outcome.failure is not None:
+            raise outcome.failure
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
+        """Show the agent's own traceback, or our one-line message for a case that cannot run."""
+        failure = excinfo.value
+        if isinstance(failure, CaseError):
+            return f"{self.spec.goldset}:{self.spec.line}: {failure}"
+        if isinstance(failure, AgentError) and failure.__cause__ is not None:
+            cause = pytest.ExceptionInfo.from_exception(failure.__cause__)
+            style = self.config.getoption("tbstyle", "auto")
+            rep = cause.getrepr(style="long" if style == "auto" else style, tbfilter=_agent_frames)
+            rep.addsection("codesearch", f"agent {self.choice.name!r} raised this {failure} (case {self.spec.case.id!r})")
+            return rep
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        """Point reports at the case's line in the gold set."""
+        return self.path, self.spec.line - 1, self.name
+
+
+def _restructure_node_id(item: pytest.Item) -> None:
+    """Give ``case[agent]`` the structure pytest >= 9.2 gives parametrized ids, so --lf matches it.
+
+    pytest 9.2 keeps node ids as structured values and parses a saved ``name[params]`` into a name
+    and params; an item built by name alone would keep the bracket in its name and never match.
+    Older pytest keeps plain strings, which already match.
+    """
+    node_id = getattr(item, "_id", None)
+    parse = getattr(type(node_id), "parse", None)
+    if node_id is not None and callable(parse):
+        item._id = parse(str(node_id))  # type: ignore[attr-defined]
+
+
+def _agent_frames(excinfo: pytest.ExceptionInfo[BaseException]) -> Any:
+    """Keep the traceback entries of the agent's code, dropping the harness's and asyncio's."""
+    kept = [e for e in excinfo.traceback if not str(e.path).startswith(_HIDDEN_DIRS)]
+    return type(excinfo.traceback)(kept) if kept else excinfo.traceback
+
+
+def _properties(result: CaseResult) -> list[tuple[str, object]]:
+    """Return the scalar figures CI reads from JUnit XML, as JSON-native values."""
+    props: list[tuple[str, object]] = [("codesearch_status", result.status)]
+    props += [(name, round(float(value), 6)) for name, value in result.metrics.items()]
+    if result.latency_ms is not None:
+        props.append(("latency_ms", round(float(result.latency_ms), 3)))
+    if result.index_ms is not None:
+        props.append(("index_ms", round(float(result.index_ms), 3)))
+    props.append(("retrieved_count", len(result.retrieved)))
+    props.append(("dropped_count", len(result.dropped)))
+    if result.nondeterministic:
+        props.append(("nondeterministic", True))
+    return props
+
+
+class BrokenEntryItem(pytest.Item):
+    """A gold-set entry that cannot be read: it fails with file, line and field, the rest still runs."""
+
+    def __init__(
+        self, *, goldset: str, line: int, error: str, case_id: str | None, **kwargs: Any
+    ) -> None:
+        super().__init__(**kwargs)
+        self.entry = InvalidEntry(goldset=goldset, line=line, case_id=case_id, error=error)
+        self.message = format_error(goldset, line, error) if line else f"{goldset}: {error}"
+        if case_id:
+            self.extra_keyword_matches.add(case_id)
+        self.add_marker("codesearch")
+
+    def invalid_entry(self) -> InvalidEntry:
+        """Return the entry as the report records it."""
+        return self.entry
+
+    def runtest(self) -> None:
+        """Fail with the gold-set error."""
+        raise InvalidGoldsetEntry(self.message)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
+        """Show the error message alone, without our traceback."""
+        if isinstance(excinfo.value, InvalidGoldsetEntry):
+            return self.message
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        """Point reports at the gold-set file."""
+        return self.path, 0, self.name
+
+
+class InvalidGoldsetEntry(Exception):
+    """Raised by a BrokenEntryItem; carries the user-facing message."""

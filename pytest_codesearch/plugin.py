@@ -1,0 +1,190 @@
+"""pytest hooks: options, agent selection, collection of gold sets, ordering, results in reports."""
+
+from __future__ import annotations
+
+import random
+import sys
+from collections.abc import Generator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_codesearch.agents import builtin
+from pytest_codesearch.agents.pool import AgentPool
+from pytest_codesearch.agents.registry import AgentRegistry, AgentSelectionError, entry_point_specs, specs_in
+from pytest_codesearch.collector import CASE_ATTRIBUTE, INVALID_ATTRIBUTE, RunCollector
+from pytest_codesearch.goldset.io import is_goldset
+from pytest_codesearch.items import POOL_FIXTURE, BrokenEntryItem, CaseItem, GoldsetFile
+from pytest_codesearch.ordering import order_items
+from pytest_codesearch.repo.snapshot import SnapshotStore
+from pytest_codesearch.settings import (
+    DEFAULT_CACHE_DIR,
+    DEFAULT_KS,
+    DEFAULT_REPORT_DIR,
+    DEFAULT_RUNS,
+    SettingsError,
+    build_settings,
+)
+from pytest_codesearch.state import STATE, RunState
+
+SEED_KEY = "codesearch_seed"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """Register the --codesearch-* options and their ini keys."""
+    group = parser.getgroup("codesearch", "code-search benchmarks (pytest-codesearch)")
+    group.addoption(
+        "--codesearch-agent", action="append", default=[], metavar="NAME",
+        help="benchmark this agent on the gold sets collected (repeatable; comma lists; 'all'). "
+        "Without it the plugin does nothing.",
+    )
+    group.addoption("--codesearch-seed", default=None, metavar="INT",
+                    help="seed of the case order and of the random agent (default: a new random seed, printed)")
+    group.addoption("--codesearch-runs", default=None, metavar="N",
+                    help=f"timed runs of each retrieval; latency is their median (default {DEFAULT_RUNS})")
+    group.addoption("--codesearch-k", default=None, metavar="K",
+                    help="score precision/recall/f1 over the top K results only (default: the whole answer)")
+    group.addoption("--codesearch-ks", default=None, metavar="LIST",
+                    help="cut-offs for precision@k, recall@k, hit@k, ndcg@k (default 1,5,10)")
+    group.addoption("--codesearch-report-dir", default=None, metavar="DIR",
+                    help=f"where results.json, results.csv and summary.md go (default {DEFAULT_REPORT_DIR}/)")
+    group.addoption("--codesearch-cache-dir", default=None, metavar="DIR",
+                    help=f"where repository snapshots are materialised (default <rootdir>/{DEFAULT_CACHE_DIR})")
+    parser.addini("codesearch_agent", type="linelist", default=[], help="agents to benchmark (as --codesearch-agent)")
+    parser.addini("codesearch_runs", default=str(DEFAULT_RUNS), help="timed runs of each retrieval")
+    parser.addini("codesearch_ks", default=",".join(map(str, DEFAULT_KS)), help="cut-offs for the @k metrics")
+    parser.addini("codesearch_report_dir", default=DEFAULT_REPORT_DIR, help="report directory")
+    parser.addini("codesearch_cache_dir", default=DEFAULT_CACHE_DIR, help="snapshot cache directory")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Select the agents (exit 4 on an unknown name) and set up the run when any is selected."""
+    config.addinivalue_line("markers", "codesearch: a pytest-codesearch benchmark case")
+    settings = _settings(config)
+    if not settings.active:
+        return
+    registry = _registry(config)
+    try:
+        choices = registry.select(settings.agents)
+    except AgentSelectionError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    workerinput = getattr(config, "workerinput", None)
+    seed = _seed(settings.seed, workerinput)
+    state = RunState(
+        settings=settings,
+        registry=registry,
+        choices=choices,
+        seed=seed,
+        snapshots=SnapshotStore(settings.cache_dir / "snapshots"),
+        worker_id=None if workerinput is None else workerinput.get("workerid"),
+    )
+    config.stash[STATE] = state
+    if workerinput is None:
+        config.pluginmanager.register(RunCollector(config, state), "codesearch-collector")
+        if config.pluginmanager.hasplugin("xdist"):
+            config.pluginmanager.register(XdistHooks(seed), "codesearch-xdist")
+
+
+def _settings(config: pytest.Config) -> Any:
+    agents = config.getoption("codesearch_agent") or config.getini("codesearch_agent")
+
+    def pick(option: str, ini: str) -> Any:
+        value = config.getoption(option)
+        return config.getini(ini) if value is None else value
+
+    try:
+        return build_settings(
+            agents=agents,
+            seed=config.getoption("codesearch_seed"),
+            runs=pick("codesearch_runs", "codesearch_runs"),
+            k=config.getoption("codesearch_k"),
+            ks=pick("codesearch_ks", "codesearch_ks"),
+            report_dir=pick("codesearch_report_dir", "codesearch_report_dir"),
+            cache_dir=pick("codesearch_cache_dir", "codesearch_cache_dir"),
+            base=config.invocation_params.dir,
+            cache_base=config.rootpath,
+        )
+    except SettingsError as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
+def _registry(config: pytest.Config) -> AgentRegistry:
+    registry = AgentRegistry()
+    for spec in specs_in(vars(builtin)):
+        registry.add(spec)
+    for plugin in config.pluginmanager.get_plugins():
+        if isinstance(plugin, type(sys)) and plugin is not builtin:
+            for spec in specs_in(vars(plugin)):
+                registry.add(spec)
+    specs, errors = entry_point_specs()
+    for spec in specs:
+        registry.add(spec)
+    for message in errors:
+        config.issue_config_time_warning(pytest.PytestConfigWarning(message), stacklevel=2)
+    if registry.conflicts:
+        raise pytest.UsageError("\n".join(registry.conflicts))
+    return registry
+
+
+def _seed(given: int | None, workerinput: dict[str, Any] | None) -> int:
+    if workerinput is not None and SEED_KEY in workerinput:
+        return int(workerinput[SEED_KEY])
+    return given if given is not None else random.Random().randrange(2**32)
+
+
+class XdistHooks:
+    """Hand the controller's seed to every worker so that all collect the same order."""
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+
+    def pytest_configure_node(self, node: Any) -> None:
+        """Put the seed in the worker's input."""
+        node.workerinput[SEED_KEY] = self.seed
+
+
+@pytest.fixture(scope="session", name=POOL_FIXTURE)
+def codesearch_pool(request: pytest.FixtureRequest) -> Iterator[AgentPool]:
+    """The agents of this process: created on first use, torn down at the end of the session."""
+    pool = AgentPool(request, request.getfixturevalue)
+    yield pool
+    pool.close()
+
+
+def pytest_report_header(config: pytest.Config) -> list[str] | None:
+    """Print the seed and the agents, so that a run can be repeated."""
+    state = config.stash.get(STATE, None)
+    if state is None:
+        return None
+    names = ", ".join(c.name for c in state.choices)
+    return [f"codesearch: agents {names}; seed {state.seed} (repeat with --codesearch-seed={state.seed})"]
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> GoldsetFile | None:
+    """Collect JSON/JSONL gold sets when an agent is selected; other JSON files are left alone."""
+    if STATE not in parent.config.stash or file_path.suffix not in (".json", ".jsonl"):
+        return None
+    if not is_goldset(file_path):
+        return None
+    return GoldsetFile.from_parent(parent, path=file_path)  # type: ignore[no-any-return]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Run cases in a seeded shuffle: snapshots in random order, cases shuffled within each."""
+    state = config.stash.get(STATE, None)
+    if state is not None:
+        items[:] = order_items(items, state.seed)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
+    """Attach the case record (JSON text) to the call report, so it crosses xdist intact."""
+    report = yield
+    if call.when != "call":
+        return report
+    if isinstance(item, CaseItem) and item.case_result is not None:
+        setattr(report, CASE_ATTRIBUTE, item.case_result.model_dump_json())
+    elif isinstance(item, BrokenEntryItem):
+        setattr(report, INVALID_ATTRIBUTE, item.invalid_entry().model_dump_json())
+    return report

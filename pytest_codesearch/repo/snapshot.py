@@ -1,0 +1,232 @@
+"""The repository state a case is searched in: a commit's tree on disk, or a directory as it is.
+
+A case names ``repo`` (a git repository or any directory) and optionally ``base_commit``. With a commit,
+its tree is written once into ``<cache_dir>/<tree_id>/`` (see ``materialize.py``) and shared by every
+case, agent, run and xdist worker that needs it. Without one, the directory itself is searched.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pygit2
+
+from pytest_codesearch.repo.materialize import MaterializeError, materialize_tree
+
+_GIT_DIR = ".git"
+
+
+class SnapshotError(Exception):
+    """A repository state that cannot be searched; str() is the user-facing message."""
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A directory an agent searches, with the files it holds.
+
+    ``commit`` and ``tree_id`` are full ids when the case gave ``base_commit``, else None. ``files`` are
+    posix paths of regular files relative to ``root``; ``directories`` every directory holding a file,
+    at any depth (never ``""``).
+    """
+
+    root: Path
+    repo: Path
+    commit: str | None
+    tree_id: str | None
+    files: frozenset[str]
+    directories: frozenset[str]
+
+    @property
+    def label(self) -> str:
+        """Return a short name for messages and reports: the abbreviated tree id, or the directory."""
+        return self.tree_id[:10] if self.tree_id is not None else str(self.root)
+
+
+class SnapshotStore:
+    """Resolves (repository, base_commit) pairs to snapshots, once per pair in this process.
+
+    Trees are materialised under ``cache_dir``, which processes may share. Repositories are opened once
+    per process and never handed across a fork (PITFALLS 24).
+    """
+
+    def __init__(self, cache_dir: Path) -> None:
+        self.cache_dir = Path(cache_dir).absolute()
+        self._snapshots: dict[tuple[Path, str | None], Snapshot] = {}
+        self._repositories: dict[Path, pygit2.Repository] = {}
+        self._pid = os.getpid()
+
+    def get(self, repo: Path, base_commit: str | None) -> Snapshot:
+        """Return the snapshot of ``repo`` at ``base_commit`` (or as it is), building it on first use.
+
+        Raises ``SnapshotError`` when the directory, repository or revision cannot be used.
+        """
+        path = _existing_directory(Path(repo))
+        key = (path, base_commit)
+        if key not in self._snapshots:
+            if base_commit is None:
+                self._snapshots[key] = _directory_snapshot(path)
+            else:
+                self._snapshots[key] = self._commit_snapshot(path, base_commit)
+        return self._snapshots[key]
+
+    def _commit_snapshot(self, path: Path, rev: str) -> Snapshot:
+        repository = self._repository(path, rev)
+        commit = _resolve_commit(repository, path, rev)
+        try:
+            root, listing = materialize_tree(repository, commit.tree, self.cache_dir)
+        except MaterializeError as exc:
+            raise SnapshotError(f"{path}: cannot materialise {rev!r}: {exc}; the clone may be incomplete") from None
+        except OSError as exc:
+            raise SnapshotError(f"{path}: cannot write the snapshot of {rev!r} into {self.cache_dir}: {exc}") from None
+        files = frozenset(item.path for item in listing.files)
+        return Snapshot(root, path, str(commit.id), listing.tree_id, files, parent_directories(files))
+
+    def _repository(self, path: Path, rev: str) -> pygit2.Repository:
+        if os.getpid() != self._pid:  # a forked child must not reuse its parent's handles
+            self._repositories.clear()
+            self._pid = os.getpid()
+        if path not in self._repositories:
+            self._repositories[path] = _open_repository(path, rev)
+        return self._repositories[path]
+
+
+def _existing_directory(path: Path) -> Path:
+    """Return ``path`` made absolute and resolved, or raise ``SnapshotError`` if it is no directory."""
+    resolved = path.resolve()
+    if not resolved.exists():
+        raise SnapshotError(f"{resolved}: no such directory (check the case's repo path)")
+    if not resolved.is_dir():
+        raise SnapshotError(f"{resolved}: not a directory (repo must name a git repository or a directory)")
+    return resolved
+
+
+def _open_repository(path: Path, rev: str) -> pygit2.Repository:
+    """Open the repository whose work tree or git directory is exactly ``path``."""
+    try:
+        return pygit2.Repository(str(path), pygit2.enums.RepositoryOpenFlag.NO_SEARCH)
+    except pygit2.GitError as exc:
+        _raise_if_refused(path, exc)
+        enclosing = find_repository(path)
+        hint = f"; it lies inside the repository {enclosing}: name that as repo" if enclosing else ""
+        raise SnapshotError(
+            f"{path}: not a git repository, but the case gives base_commit {rev!r}{hint}"
+            " (or drop base_commit to search the directory as it is)"
+        ) from None
+
+
+def _raise_if_refused(path: Path, exc: pygit2.GitError) -> None:
+    """Raise a ``SnapshotError`` that explains git's ownership check if ``exc`` is that refusal."""
+    if "owned" in str(exc) or "ownership" in str(exc):
+        raise SnapshotError(
+            f"{path}: git refuses to open this repository because another user owns it ({exc}). "
+            f"If you trust it, run: git config --global --add safe.directory {path}"
+        ) from None
+
+
+def _resolve_commit(repository: pygit2.Repository, path: Path, rev: str) -> pygit2.Commit:
+    """Return the commit ``rev`` names (hash, short hash, branch, tag, ``HEAD~2``...)."""
+    try:
+        found = repository.revparse_single(rev)
+    except KeyError:
+        problem = "no commit, branch or tag has that name"
+    except (ValueError, pygit2.GitError) as exc:  # bad syntax or an ambiguous short hash
+        problem = str(exc)
+    else:
+        try:
+            return found.peel(pygit2.Commit)
+        except (ValueError, pygit2.GitError):
+            problem = f"it names a {found.type_str}, not a commit"
+    if repository.is_shallow:
+        advice = f"this is a shallow clone, so the commit may not be fetched yet: run git -C {path} fetch --unshallow"
+    else:
+        advice = "check the case's base_commit, or run git fetch if the commit is only on a remote"
+    raise SnapshotError(f"{path}: unknown revision {rev!r}: {problem}; {advice}")
+
+
+def _directory_snapshot(path: Path) -> Snapshot:
+    """Return the snapshot of a directory as it is, or raise if it is a git directory with no files."""
+    if _is_git_directory(path):
+        raise SnapshotError(
+            f"{path}: a bare repository (or a .git directory) has no working tree to search; give base_commit"
+        )
+    files = frozenset(_walk_files(path))
+    return Snapshot(path, path, None, None, files, parent_directories(files))
+
+
+def _is_git_directory(path: Path) -> bool:
+    """Return whether ``path`` is itself a git directory (a bare repository or some ``.git``)."""
+    try:
+        found = pygit2.discover_repository(str(path))
+    except pygit2.GitError:
+        return False
+    return found is not None and Path(found).resolve() == path
+
+
+def _walk_files(root: Path) -> Iterable[str]:
+    """Yield the posix paths of the regular files under ``root``, skipping ``.git`` and symlinks."""
+    pending = [(str(root), "")]
+    while pending:
+        directory, prefix = pending.pop()
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:  # unreadable: the agent cannot search it either
+            continue
+        for entry in entries:
+            if entry.name == _GIT_DIR:
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                pending.append((entry.path, f"{prefix}{entry.name}/"))
+            elif entry.is_file(follow_symlinks=False):
+                yield prefix + entry.name
+
+
+def parent_directories(files: Iterable[str]) -> frozenset[str]:
+    """Return every directory that holds one of ``files`` at any depth: ``src/pkg/a.py`` gives src, src/pkg."""
+    directories: set[str] = set()
+    for path in files:
+        parent = path.rpartition("/")[0]
+        while parent and parent not in directories:
+            directories.add(parent)
+            parent = parent.rpartition("/")[0]
+    return frozenset(directories)
+
+
+def find_repository(path: Path) -> Path | None:
+    """Return the work-tree (or bare) directory of the git repository containing path, or None.
+
+    Raises ``SnapshotError`` when git refuses the repository it finds (another user owns it).
+    """
+    try:
+        git_dir = pygit2.discover_repository(str(path))
+    except pygit2.GitError:
+        return None
+    if git_dir is None:
+        return None
+    try:
+        repository = pygit2.Repository(git_dir)
+    except pygit2.GitError as exc:
+        _raise_if_refused(Path(git_dir), exc)
+        return None
+    return Path(repository.workdir or repository.path).resolve()
+
+
+def suggest_path(path: str, files: Iterable[str]) -> str | None:
+    """Return the closest existing path for a mistyped one (difflib), for 'did you mean' messages.
+
+    Tries, in order: the same path in another case, a path that ends with it or that it ends with (a
+    missing or extra leading directory), then the most similar path by ``difflib``. None if nothing is close.
+    """
+    candidates = sorted(set(files))
+    folded = path.casefold()
+    for candidate in candidates:
+        if candidate.casefold() == folded:
+            return candidate
+    for candidate in candidates:
+        if candidate.endswith("/" + path) or path.endswith("/" + candidate):
+            return candidate
+    close = difflib.get_close_matches(path, candidates, n=1, cutoff=0.6)
+    return close[0] if close else None

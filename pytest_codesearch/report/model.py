@@ -1,0 +1,144 @@
+"""The records a run produces: one ``CaseResult`` per item and the ``RunReport`` that holds them.
+
+Every field is JSON-native so that a ``CaseResult`` survives the trip from an xdist worker to the
+controller as ``model_dump_json()`` / ``model_validate_json()``. ``results.json`` is exactly
+``RunReport.model_dump_json(indent=2)``; its JSON Schema is ``docs/results.schema.json``.
+Non-finite floats are rejected: JSON has no NaN.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = 1
+"""Bumped whenever a key of ``results.json`` is renamed, removed or changes meaning."""
+
+
+class _Record(BaseModel):
+    """Base of every report model: finite floats only; the schema describes the written JSON."""
+
+    model_config = ConfigDict(
+        allow_inf_nan=False,
+        json_schema_serialization_defaults_required=True,
+    )
+
+
+class CaseResult(_Record):
+    """The outcome of one benchmark item: one gold-set case answered by one agent."""
+
+    id: str = Field(description="Case id, unique within its gold set.")
+    goldset: str = Field(description="Name of the gold set the case comes from.")
+    agent: str = Field(description="Name of the agent that answered.")
+    query: str = Field(description="The natural-language query given to the agent.")
+    nodeid: str = Field(description="pytest node id of the item.")
+    ground_truth: list[str] = Field(description="Relevant paths, in relevance order.")
+    relevance: dict[str, int] = Field(description="Graded relevance of each ground-truth path.")
+    retrieved: list[str] = Field(description="The agent's ranked answer after normalisation.")
+    status: Literal["ok", "error"] = Field(description="'error' when the agent or scoring failed.")
+    latency_ms: float | None = Field(
+        description="Median of the timed runs; null when the agent never answered."
+    )
+    latencies_ms: list[float] = Field(description="Every timed run, in order.")
+    index_ms: float | None = Field(
+        description="Duration of initialize() for this case's (agent, snapshot) in its process."
+    )
+    indexed: bool = Field(
+        default=False, description="True on the case whose run paid for that initialize()."
+    )
+    metrics: dict[str, float] = Field(description="Metric name to score; empty on error.")
+    error: str | None = Field(default=None, description="What went wrong, when status is 'error'.")
+    nondeterministic: bool = Field(
+        default=False, description="True when the timed runs returned different answers."
+    )
+    dropped: list[str] = Field(
+        default_factory=list, description="Raw answer entries that are not in the snapshot."
+    )
+    complexity: str | None = None
+    category: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    snapshot: str | None = Field(default=None, description="Tree id, or the directory searched.")
+    worker: str | None = Field(default=None, description="xdist worker id, null without xdist.")
+
+
+class AgentInfo(_Record):
+    """Where an agent came from."""
+
+    fixture: str = Field(description="Name of the fixture that provides the agent.")
+    source: str = Field(description="Where the agent was registered (module, entry point, config).")
+    param: str | None = Field(default=None, description="repr() of the fixture param, if any.")
+
+
+class RunInfo(_Record):
+    """The settings and environment of a run."""
+
+    seed: int
+    runs: int = Field(description="Timed runs per case.")
+    k: int | None = Field(description="Cut-off the agent was asked for, null for its own choice.")
+    ks: list[int] = Field(description="Cut-offs the @k metrics were computed at.")
+    started_at: str = Field(description="ISO 8601, UTC.")
+    finished_at: str = Field(description="ISO 8601, UTC.")
+    versions: dict[str, str] = Field(description="python, pytest, pytest-codesearch, ...")
+    goldsets: list[str]
+    agents: dict[str, AgentInfo]
+    workers: int = Field(description="Processes that ran cases concurrently (1 without xdist).")
+    exit_status: int | None = None
+
+
+class MetricSummary(_Record):
+    """One metric over all of an agent's cases (error cases count as 0.0)."""
+
+    mean: float
+    median: float
+    std: float = Field(description="Sample standard deviation (ddof=1); 0.0 for one case.")
+
+
+class LatencySummary(_Record):
+    """Latency over the cases the agent answered; all null when it answered none."""
+
+    p50: float | None
+    p90: float | None
+    p99: float | None
+    mean: float | None
+
+
+class AgentSummary(_Record):
+    """Aggregates of one agent over every case it was given."""
+
+    metrics: dict[str, MetricSummary]
+    latency_ms: LatencySummary
+    index_ms: dict[str, float] = Field(
+        description="'total': sum of index_ms over indexed cases; 'count': how many."
+    )
+    counts: dict[str, int] = Field(description="'cases', 'ok', 'error', 'nondeterministic'.")
+    workers: int = Field(description="Distinct processes that ran this agent's cases.")
+
+
+class InvalidEntry(_Record):
+    """A gold-set entry that could not be turned into a case."""
+
+    goldset: str
+    line: int
+    case_id: str | None
+    error: str
+
+
+class RunReport(_Record):
+    """Everything a run produced; the single source every report writer renders."""
+
+    schema_version: int = SCHEMA_VERSION
+    run: RunInfo
+    agents: dict[str, AgentSummary]
+    cases: list[CaseResult]
+    invalid: list[InvalidEntry] = Field(default_factory=list)
+    not_run: list[str] = Field(
+        default_factory=list, description="Node ids collected but never reported."
+    )
+
+    def metric_names(self) -> list[str]:
+        """Return the aggregated metric names, in report order, across all agents."""
+        names: dict[str, None] = {}
+        for summary in self.agents.values():
+            names.update(dict.fromkeys(summary.metrics))
+        return list(names)

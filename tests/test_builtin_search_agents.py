@@ -1,0 +1,250 @@
+"""The built-in BM25 and keyword agents, and the corpus they read, on a small tree."""
+
+from __future__ import annotations
+
+import os
+import random
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+from rank_bm25 import BM25Okapi  # type: ignore[import-untyped]
+
+from pytest_codesearch.agents.bm25 import BM25Agent, bm25_scores, build_bm25_index
+from pytest_codesearch.agents.contract import RetrievalAgent
+from pytest_codesearch.agents.corpus import IndexCache, build_token_corpus, iter_text_files
+from pytest_codesearch.agents.keyword import KeywordAgent
+from pytest_codesearch.agents.tokenize import path_tokens, tokenize
+
+MAX_BYTES = 2_000
+
+TEXT_FILES = {
+    "src/storage/snapshot_store.py": (
+        "class SnapshotStore:\n"
+        "    def persist(self, snapshot):\n"
+        "        # write the snapshot to disk and verify its checksum\n"
+        "        return checksum(snapshot)\n"
+    ),
+    "src/network/http_client.py": (
+        "class HttpClient:\n"
+        "    def get(self, url, timeout):\n"
+        "        # retry with exponential backoff on HTTPServerError\n"
+        "        retry(url, timeout=timeout, backoff=2)\n"
+    ),
+    "src/parsing/lexer.py": "def lex(source):\n    # split source into grammar tokens\n    return scan(source)\n",
+    "docs/guide.md": "# Guide\n\nInstallation and quickstart for new users.\n",
+    "src/kangaroo.py": "value = 1\n",
+    "dup/one.txt": "zebra crossing\n",
+    "dup/two.txt": "zebra crossing\n",
+}
+
+SKIPPED_FILES = {
+    "assets/logo.png": b"\x89PNG\r\n\x1a\n\x00\x00checksum retry grammar",
+    "assets/blob.dat": bytes(range(0x80, 0x100)) * 4 + b" grammar checksum",
+    "data/huge.txt": b"retry checksum grammar kangaroo\n" * 200,
+    ".git/config": b"[core]\n\tchecksum = retry grammar kangaroo\n",
+    "src/.git": b"gitdir: ../.git/modules/src checksum\n",
+}
+
+Agent = BM25Agent | KeywordAgent
+AGENTS: list[Callable[[], Agent]] = [
+    lambda: BM25Agent(max_bytes=MAX_BYTES),
+    lambda: KeywordAgent(max_bytes=MAX_BYTES),
+]
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A small checkout: distinctive text files, plus files every agent must skip."""
+    root = tmp_path / "repo"
+    for relative, text in TEXT_FILES.items():
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_text(text, encoding="utf-8")
+    for relative, data in SKIPPED_FILES.items():
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_bytes(data)
+    (root / ".git" / "objects").mkdir()
+    (root / ".git" / "objects" / "grammar.txt").write_text("grammar checksum\n")
+    try:
+        (root / "linked_kangaroo.py").symlink_to(root / "src" / "kangaroo.py")
+        (root / "linked_dir").symlink_to(root / "src", target_is_directory=True)
+    except OSError:  # no symlinks on this file system; the rest still applies
+        pass
+    return root
+
+
+@pytest.fixture(params=AGENTS, ids=["bm25", "keyword"])
+def agent(request: pytest.FixtureRequest, repo: Path) -> Agent:
+    """An agent of each kind, initialized on ``repo``."""
+    made: Agent = request.param()
+    made.initialize(str(repo))
+    return made
+
+
+def test_iter_text_files_yields_sorted_text_files_and_skips_the_rest(repo: Path) -> None:
+    files = dict(iter_text_files(repo, max_bytes=MAX_BYTES))
+    assert list(files) == sorted(TEXT_FILES)
+    assert files == TEXT_FILES
+
+
+def test_iter_text_files_keeps_a_few_undecodable_bytes(tmp_path: Path) -> None:
+    (tmp_path / "latin1.txt").write_bytes("café crème brûlée, naïve résumé".encode("latin-1"))
+    [(path, text)] = iter_text_files(tmp_path)
+    assert path == "latin1.txt"
+    assert text.count("\ufffd") == 7
+
+
+def test_iter_text_files_rejects_a_missing_directory(tmp_path: Path) -> None:
+    with pytest.raises(NotADirectoryError, match="missing"):
+        list(iter_text_files(tmp_path / "missing"))
+
+
+@pytest.mark.parametrize(
+    ("query", "best"),
+    [
+        ("verify the checksum of a snapshot", "src/storage/snapshot_store.py"),
+        ("retry with backoff on timeout", "src/network/http_client.py"),
+        ("HTTPServerError", "src/network/http_client.py"),
+        ("grammar tokens", "src/parsing/lexer.py"),
+        ("installation quickstart", "docs/guide.md"),
+    ],
+)
+def test_the_best_file_ranks_first(agent: Agent, query: str, best: str) -> None:
+    result = agent.retrieve(query)
+    assert result.files[0] == best
+    assert len(result.scores) == len(result.files)
+    assert all(score > 0 for score in result.scores)
+    assert result.scores == sorted(result.scores, reverse=True)
+
+
+def test_a_word_of_the_path_alone_finds_the_file(agent: Agent) -> None:
+    assert agent.retrieve("kangaroo").files == ["src/kangaroo.py"]
+
+
+def test_bm25_without_path_weight_ignores_paths(repo: Path) -> None:
+    agent = BM25Agent(path_weight=0, max_bytes=MAX_BYTES)
+    agent.initialize(str(repo))
+    assert agent.retrieve("kangaroo").files == []
+
+
+def test_skipped_files_never_answer(agent: Agent) -> None:
+    answered = agent.retrieve("checksum retry grammar kangaroo gitdir core").files
+    assert set(answered) <= set(TEXT_FILES)
+
+
+def test_a_query_matching_nothing_answers_nothing(agent: Agent) -> None:
+    assert agent.retrieve("platypus").files == []
+    assert agent.retrieve("the of and").files == []
+
+
+def test_ties_are_broken_by_path(agent: Agent) -> None:
+    result = agent.retrieve("zebra")
+    assert result.files == ["dup/one.txt", "dup/two.txt"]
+    assert result.scores[0] == result.scores[1]
+
+
+def test_keyword_scores_count_occurrences_of_distinct_query_tokens(repo: Path) -> None:
+    agent = KeywordAgent(max_bytes=MAX_BYTES)
+    agent.initialize(str(repo))
+    result = agent.retrieve("timeout timeout retry")
+    assert result.files == ["src/network/http_client.py"]
+    assert result.scores == [5.0]  # timeout three times, retry twice
+
+
+def test_top_n_caps_the_answer(repo: Path) -> None:
+    for made in (BM25Agent(top_n=2, max_bytes=MAX_BYTES), KeywordAgent(top_n=2, max_bytes=MAX_BYTES)):
+        made.initialize(str(repo))
+        assert len(made.retrieve("snapshot retry zebra grammar guide").files) == 2
+
+
+@pytest.mark.parametrize("make", AGENTS, ids=["bm25", "keyword"])
+def test_two_agents_answer_identically(repo: Path, make: Callable[[], Agent]) -> None:
+    first, second = make(), make()
+    first.initialize(str(repo))
+    second.initialize(str(repo))
+    for query in ("snapshot checksum", "retry timeout", "zebra", "src"):
+        assert first.retrieve(query) == second.retrieve(query)
+
+
+def test_initialize_again_reuses_the_index(agent: Agent, repo: Path, tmp_path: Path) -> None:
+    index = agent.index
+    other = tmp_path / "other"
+    other.mkdir()
+    for name, text in [("readme.txt", "zebra\n"), ("notes.txt", "lion\n"), ("todo.txt", "okapi\n")]:
+        (other / name).write_text(text)
+    agent.initialize(str(other))
+    assert agent.retrieve("zebra").files == ["readme.txt"]
+    agent.initialize(os.path.join(str(repo), "src", ".."))
+    assert agent.index is index
+    agent.reset()
+    assert agent.index is index
+
+
+def test_index_cache_builds_each_directory_once(repo: Path) -> None:
+    built: list[Path] = []
+
+    def build(directory: Path) -> int:
+        built.append(directory)
+        return len(built)
+
+    cache: IndexCache[int] = IndexCache(build)
+    assert cache.get(repo) == cache.get(str(repo / "src" / "..")) == 1
+    assert cache.get(repo / "src") == 2
+    assert built == [repo.resolve(), (repo / "src").resolve()] and len(cache) == 2
+
+
+@pytest.mark.parametrize("make", AGENTS, ids=["bm25", "keyword"])
+def test_retrieve_before_initialize_says_what_to_do(make: Callable[[], Agent]) -> None:
+    agent = make()
+    assert isinstance(agent, RetrievalAgent)
+    with pytest.raises(RuntimeError, match=r"initialize\(repo_path\)"):
+        agent.retrieve("anything")
+
+
+def test_an_empty_directory_answers_nothing(tmp_path: Path) -> None:
+    for made in (BM25Agent(), KeywordAgent()):
+        made.initialize(str(tmp_path))
+        assert made.retrieve("anything").files == []
+
+
+def test_bad_parameters_are_rejected() -> None:
+    with pytest.raises(ValueError, match="path_weight"):
+        BM25Agent(path_weight=-1)
+    with pytest.raises(ValueError, match="top_n"):
+        KeywordAgent(top_n=0)
+
+
+def _random_corpus(rng: random.Random) -> list[list[str]]:
+    """Documents over a skewed vocabulary: a few terms sit in most documents (negative idf)."""
+    vocabulary = [f"t{i}" for i in range(60)]
+    weights = [1 / (rank + 1) ** 1.2 for rank in range(len(vocabulary))]
+    documents = [rng.choices(vocabulary, weights, k=rng.randint(1, 80)) for _ in range(150)]
+    return [*documents, []]
+
+
+@pytest.mark.parametrize(("k1", "b"), [(1.5, 0.75), (1.2, 0.3), (2.0, 0.9)])
+def test_bm25_scores_equal_rank_bm25(k1: float, b: float) -> None:
+    rng = random.Random(7)
+    documents = _random_corpus(rng)
+    corpus = build_token_corpus((f"doc{i}", Counter(doc)) for i, doc in enumerate(documents))
+    index = build_bm25_index(corpus, k1=k1, b=b)
+    reference = BM25Okapi(documents, k1=k1, b=b)
+    assert (corpus.document_frequencies() > len(documents) / 2).any()  # the idf floor is used
+    for _ in range(30):
+        query = rng.choices([f"t{i}" for i in range(70)], k=rng.randint(1, 6)) + ["t0", "t0"]
+        expected = reference.get_scores(query)
+        np.testing.assert_allclose(bm25_scores(index, query), expected, rtol=1e-12, atol=1e-12)
+
+
+def test_bm25_agent_scores_equal_rank_bm25_on_files(repo: Path) -> None:
+    files = list(iter_text_files(repo, max_bytes=MAX_BYTES))
+    reference = BM25Okapi([tokenize(text) + path_tokens(path) * 3 for path, text in files])
+    agent = BM25Agent(max_bytes=MAX_BYTES)
+    agent.initialize(str(repo))
+    query = "snapshot checksum retry src"
+    result = agent.retrieve(query)
+    expected = dict(zip([path for path, _ in files], reference.get_scores(tokenize(query))))
+    assert result.files == sorted((p for p in expected if expected[p] > 0), key=lambda p: (-expected[p], p))
+    np.testing.assert_allclose(result.scores, [expected[path] for path in result.files], rtol=1e-12)

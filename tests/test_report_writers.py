@@ -1,0 +1,257 @@
+"""Report writers: atomic files, JSON, CSV injection, Markdown escaping, best-value marks."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_codesearch.report.aggregate import build_run_report
+from pytest_codesearch.report.atomic import write_atomic
+from pytest_codesearch.report.csv_report import render_csv, write_csv
+from pytest_codesearch.report.json_report import write_json
+from pytest_codesearch.report.markdown import escape_cell, render_markdown, write_markdown
+from pytest_codesearch.report.model import (
+    AgentInfo,
+    CaseResult,
+    InvalidEntry,
+    RunInfo,
+    RunReport,
+)
+from pytest_codesearch.report.terminal import render_terminal
+
+METRICS = ["f1", "mrr", "precision@5"]
+
+
+def case(
+    case_id: str, agent: str, f1: float, mrr: float, latency: float, **extra: Any
+) -> CaseResult:
+    """Return an ok case with f1, mrr and precision@5 (= f1) scores."""
+    values: dict[str, Any] = {
+        "id": case_id, "goldset": "flask", "agent": agent, "query": "find the router",
+        "nodeid": f"flask.jsonl::{case_id}[{agent}]", "ground_truth": ["src/routing.py"],
+        "relevance": {"src/routing.py": 1}, "retrieved": ["src/routing.py", "src/app.py"],
+        "status": "ok", "latency_ms": latency, "latencies_ms": [latency], "index_ms": 4.0,
+        "metrics": {"f1": f1, "mrr": mrr, "precision@5": f1},
+    }  # fmt: skip
+    values.update(extra)
+    return CaseResult(**values)
+
+
+def report_of(cases: list[CaseResult], agents: list[str], **run: Any) -> RunReport:
+    """Build the report of ``cases`` for ``agents``."""
+    info: dict[str, Any] = {
+        "seed": 7, "runs": 3, "k": 10, "ks": [5], "started_at": "2024-05-01T10:00:00Z",
+        "finished_at": "2024-05-01T10:00:09Z", "versions": {"python": "3.12.3"},
+        "goldsets": ["flask"], "workers": 1,
+        "agents": {a: AgentInfo(fixture=a, source="conftest.py") for a in agents},
+    }  # fmt: skip
+    info.update(run)
+    return build_run_report(RunInfo(**info), cases, METRICS)
+
+
+@pytest.fixture
+def report() -> RunReport:
+    """Three agents: 'fast' is quickest, 'good' and 'twin' tie on f1, 'good' leads mrr."""
+    return report_of(
+        [
+            case("c1", "good", 0.8, 1.0, 30.0),
+            case("c1", "twin", 0.8, 0.5, 20.0),
+            case("c1", "fast", 0.2, 0.25, 1.5),
+            case("c2", "fast", 0.0, 0.0, 0.0, status="error", latency_ms=None, metrics={},
+                 error="RuntimeError: boom"),
+        ],  # fmt: skip
+        ["good", "twin", "fast"],
+    )
+
+
+# --- atomic writes -----------------------------------------------------------------------
+
+
+def test_write_atomic_creates_parents_and_leaves_no_temp_file(tmp_path: Path) -> None:
+    target = tmp_path / "deep" / "er" / "results.json"
+    write_atomic(target, "first\n")
+    assert target.read_text(encoding="utf-8") == "first\n"
+    assert list(target.parent.iterdir()) == [target]
+
+
+def test_write_atomic_replaces_existing_file(tmp_path: Path) -> None:
+    target = tmp_path / "summary.md"
+    target.write_text("old", encoding="utf-8")
+    write_atomic(target, "new ± ok\r\n")
+    assert target.read_bytes() == "new ± ok\r\n".encode()
+    assert list(tmp_path.iterdir()) == [target]
+
+
+def test_failed_write_keeps_previous_file(tmp_path: Path) -> None:
+    target = tmp_path / "results.csv"
+    target.write_text("previous", encoding="utf-8")
+    with pytest.raises(UnicodeEncodeError):
+        write_atomic(target, "\ud800")  # a lone surrogate cannot be encoded
+    assert target.read_text(encoding="utf-8") == "previous"
+    assert list(tmp_path.iterdir()) == [target]
+
+
+# --- JSON ----------------------------------------------------------------------------------
+
+
+def test_results_json_round_trips(tmp_path: Path, report: RunReport) -> None:
+    path = tmp_path / "results.json"
+    write_json(report, path)
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith('{\n  "schema_version": 1,\n  "run": {')
+    assert RunReport.model_validate_json(text) == report
+
+
+# --- CSV -----------------------------------------------------------------------------------
+
+
+def _rows(text: str) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(text, newline="")))
+
+
+def test_csv_has_one_row_per_case_with_metric_columns(report: RunReport) -> None:
+    text = render_csv(report)
+    header = text.splitlines()[0].split(",")
+    assert header == [
+        "id", "goldset", "agent", "status", "query", "retrieved", "ground_truth",
+        "f1", "mrr", "precision@5", "latency_ms", "index_ms", "indexed", "error",
+    ]  # fmt: skip
+    rows = _rows(text)
+    assert len(rows) == 4
+    good = next(r for r in rows if r["agent"] == "good")
+    assert (good["retrieved"], good["f1"], good["latency_ms"]) == (
+        "src/routing.py;src/app.py", "0.8", "30.0",
+    )  # fmt: skip
+
+
+def test_csv_error_row_has_blank_metrics_and_the_error(report: RunReport) -> None:
+    row = next(r for r in _rows(render_csv(report)) if r["status"] == "error")
+    assert (row["f1"], row["latency_ms"], row["error"]) == ("", "", "RuntimeError: boom")
+
+
+@pytest.mark.parametrize("dangerous", ["=cmd()", "+1", "-x.py", "@SUM(A1)", "\tx", "\rx", "\nx"])
+def test_csv_neutralises_formula_cells(dangerous: str) -> None:
+    hostile = case("c1", "a", 0.5, 0.5, 1.0, query=dangerous, retrieved=[dangerous, "b.py"],
+                   ground_truth=[dangerous], error=dangerous)  # fmt: skip
+    row = _rows(render_csv(report_of([hostile], ["a"])))[0]
+    assert row["query"] == "'" + dangerous
+    assert row["retrieved"] == f"'{dangerous};b.py"
+    assert row["ground_truth"] == row["error"] == "'" + dangerous
+    assert row["f1"] == "0.5"
+
+
+def test_write_csv(tmp_path: Path, report: RunReport) -> None:
+    write_csv(report, tmp_path / "results.csv")
+    assert len(_rows((tmp_path / "results.csv").read_text(encoding="utf-8"))) == 4
+
+
+# --- Markdown ------------------------------------------------------------------------------
+
+
+def _table_row(markdown: str, first_cell: str) -> list[str]:
+    """Return the cells of the first table row whose first cell is ``first_cell``."""
+    line = next(ln for ln in markdown.splitlines() if ln.startswith(f"| {first_cell} |"))
+    return [cell.strip() for cell in re.split(r"(?<!\\)\|", line)[1:-1]]
+
+
+def test_escape_cell_escapes_pipes_and_drops_newlines() -> None:
+    assert escape_cell("a|b\nc\r\nd\re") == "a\\|b c d e"
+
+
+def test_markdown_bolds_best_metric_ties_and_lowest_latency(report: RunReport) -> None:
+    text = render_markdown(report, ["f1", "mrr"])
+    good, twin, fast = (_table_row(text, a) for a in ("good", "twin", "fast"))
+    assert good[1:3] == ["**0.800 ± 0.000**", "**1.000 ± 0.000**"]
+    assert twin[1:3] == ["**0.800 ± 0.000**", "0.500 ± 0.000"]
+    assert fast[1] == "0.100 ± 0.141"
+    assert (fast[3], good[3]) == ("**1.50**", "30.00")
+    assert fast[5] == "1 / 1"
+
+
+def test_markdown_single_agent_has_no_bold() -> None:
+    text = render_markdown(report_of([case("c1", "solo", 0.5, 0.5, 2.0)], ["solo"]), ["f1"])
+    assert "**" not in text
+
+
+def test_markdown_escapes_every_cell() -> None:
+    hostile = "evil|agent\nname"
+    report = report_of([case("c1", hostile, 0.5, 0.5, 2.0)], [hostile],
+                       versions={"python": "3.12 | x\ny"})  # fmt: skip
+    report.invalid.append(InvalidEntry(goldset="g|s", line=3, case_id="a|b", error="bad\n| oops"))
+    text = render_markdown(report, ["f1"])
+    assert "evil\\|agent name" in text
+    assert "| g\\|s | 3 | a\\|b | bad \\| oops |" in text
+    header_cells = len(_table_row(text, "agent"))
+    assert len(_table_row(text, "evil\\|agent name")) == header_cells
+    assert "3.12 \\| x y" in text
+
+
+def test_markdown_sections_and_methodology(report: RunReport) -> None:
+    text = render_markdown(report, ["f1"])
+    headings = [ln for ln in text.splitlines() if ln.startswith("#")]
+    assert headings == ["# Code search benchmark results", "## Results", "## Run", "## Methodology"]
+    assert "- Seed: 7" in text and "- Runs per case: 3" in text and "- Workers: 1" in text
+    assert "timed 3 times with `time.perf_counter_ns`" in text
+    assert "`precision@k`: relevant paths among the first k results, divided by k." in text
+    assert "docs/metrics.md" in text
+
+
+def test_markdown_lists_invalid_entries_only_when_present(report: RunReport) -> None:
+    assert "## Invalid gold-set entries" not in render_markdown(report, ["f1"])
+    report.invalid.append(InvalidEntry(goldset="flask", line=12, case_id=None, error="no query"))
+    assert "| flask | 12 | – | no query |" in render_markdown(report, ["f1"])
+
+
+def test_write_markdown(tmp_path: Path, report: RunReport) -> None:
+    write_markdown(report, tmp_path / "summary.md", ["f1"])
+    assert (tmp_path / "summary.md").read_text(encoding="utf-8").endswith("docs/metrics.md.\n")
+
+
+# --- terminal ------------------------------------------------------------------------------
+
+
+def test_terminal_marks_best_with_star(report: RunReport) -> None:
+    header, good, twin, fast = render_terminal(report, ["f1", "mrr"], 200)
+    assert header.split() == ["agent", "f1", "mrr", "p50", "ms", "p90", "ms", "ok/err"]
+    assert good.split() == ["good", "0.800*", "1.000*", "30.00", "30.00", "1/0"]
+    assert twin.split() == ["twin", "0.800*", "0.500", "20.00", "20.00", "1/0"]
+    assert fast.split() == ["fast", "0.100", "0.125", "1.50*", "1.50*", "1/1"]
+
+
+def test_terminal_columns_line_up(report: RunReport) -> None:
+    lines = render_terminal(report, ["f1", "mrr"], 200)
+    stars = {line.index("*") for line in lines[1:3]}
+    assert stars == {lines[1].index("0.800*") + 5}
+
+
+def test_terminal_drops_trailing_metrics_that_do_not_fit(report: RunReport) -> None:
+    wide = render_terminal(report, ["f1", "mrr", "precision@5"], 200)
+    narrow = render_terminal(report, ["f1", "mrr", "precision@5"], len(wide[0]) - 5)
+    assert narrow[-1] == "omitted (terminal too narrow): precision@5"
+    assert all(len(line) <= len(wide[0]) - 5 for line in narrow[:-1])
+    assert "p50 ms" in narrow[0] and "ok/err" in narrow[0]
+
+
+def test_terminal_notes_invalid_and_not_run(report: RunReport) -> None:
+    report.invalid.append(InvalidEntry(goldset="flask", line=1, case_id=None, error="x"))
+    report.not_run.append("flask.jsonl::c9[good]")
+    lines = render_terminal(report, ["f1"], 120)
+    assert lines[-2:] == [
+        "invalid gold-set entries: 1 (see summary.md)",
+        "cases collected but never run: 1",
+    ]
+
+
+def test_writers_render_a_run_that_ran_nothing() -> None:
+    empty = report_of([], [], exit_status=2)
+    empty.not_run.append("flask.jsonl::c1[good]")
+    assert render_terminal(empty, ["f1"], 80)[0] == "no agent ran"
+    assert "- Exit status: 2" in render_markdown(empty, [])
+    assert render_csv(empty).splitlines() == [
+        "id,goldset,agent,status,query,retrieved,ground_truth,latency_ms,index_ms,indexed,error"
+    ]

@@ -1,0 +1,98 @@
+"""The code-aware tokenizer: exact tokens for identifiers, prose and paths."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from pytest_codesearch.agents.tokenize import STOP_WORDS, count_tokens, path_tokens, tokenize
+
+IDENTIFIERS = [
+    ("snapshot_store", ["snapshot", "store", "snapshot_store"]),
+    ("HTTPServerError", ["http", "server", "error", "httpservererror"]),
+    ("getItem", ["get", "item", "getitem"]),
+    ("CamelCase", ["camel", "case", "camelcase"]),
+    ("XMLParser", ["xml", "parser", "xmlparser"]),
+    ("IOError", ["io", "error", "ioerror"]),
+    ("MAX_BYTES", ["max", "bytes", "max_bytes"]),
+    ("getHTTPResponse2XX", ["get", "http", "response", "xx", "gethttpresponse2xx"]),
+    ("utf8", ["utf", "utf8"]),
+    ("sha256sum", ["sha", "256", "sum", "sha256sum"]),
+    ("x86_64", ["86", "64", "x86_64"]),
+    ("__init__", ["init"]),
+    ("_private_helper", ["private", "helper", "private_helper"]),
+    ("is_valid", ["valid", "is_valid"]),
+    ("get_x", ["get", "get_x"]),
+    ("3d", ["3d"]),
+    ("ÉcoleNormale", ["école", "normale", "écolenormale"]),
+    ("naïve", ["naïve"]),
+    ("parser", ["parser"]),
+    ("URL", ["url"]),
+    ("404", ["404"]),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), IDENTIFIERS)
+def test_identifiers_split_into_parts_then_the_whole(text: str, expected: list[str]) -> None:
+    assert tokenize(text) == expected
+
+
+SENTENCES = [
+    ("Return the snapshot of a repository.", ["snapshot", "repository"]),
+    ("def load_goldset(self, path):", ["load", "goldset", "load_goldset", "path"]),
+    ("import os, sys", ["os", "sys"]),
+    ("encode as utf-8 (UTF8) text", ["encode", "utf", "utf", "utf8", "text"]),
+    ("the --codesearch-agent option", ["codesearch", "agent", "option"]),
+    ("x = y + 1  # i is an index", ["index"]),
+    ("raise HTTPServerError(code=500)", ["raise", "http", "server", "error", "httpservererror", "code", "500"]),
+    ("", []),
+    ("   ...  !=  ", []),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), SENTENCES)
+def test_sentences_drop_stop_words_and_single_characters(text: str, expected: list[str]) -> None:
+    assert tokenize(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("pytest_codesearch/repo/snapshot.py", ["pytest", "codesearch", "pytest_codesearch", "repo", "snapshot", "py"]),
+        ("docs/README.md", ["docs", "readme", "md"]),
+        ("src/HttpClient.java", ["src", "http", "client", "httpclient", "java"]),
+        ("Dockerfile", ["dockerfile"]),
+        (".github/workflows/ci.yml", ["github", "workflows", "ci", "yml"]),
+        ("a/b/c", []),
+    ],
+)
+def test_path_tokens_cover_directories_stem_and_extension(path: str, expected: list[str]) -> None:
+    assert path_tokens(path) == expected
+
+
+def test_stop_words_are_lowercase_and_longer_than_one_character() -> None:
+    assert all(word == word.lower() and len(word) > 1 for word in STOP_WORDS)
+    assert {"the", "and", "of", "to", "in", "is", "for", "self", "def", "return", "import"} <= STOP_WORDS
+
+
+def test_stop_words_are_dropped_as_parts_but_kept_inside_a_whole_identifier() -> None:
+    assert tokenize("The self return_value") == ["value", "return_value"]
+
+
+CODE = '''
+class SnapshotStore:
+    """Keep one snapshot per commit; a snapshot_store is cheap."""
+
+    def get_snapshot(self, commit: str) -> Snapshot:
+        return self._snapshots[commit]  # HTTPServerError never, utf8 always
+'''
+
+
+def test_count_tokens_equals_counting_the_token_sequence_in_the_same_order() -> None:
+    counts = count_tokens(CODE)
+    expected = Counter(tokenize(CODE))
+    assert counts == expected
+    assert list(counts) == list(expected)
+    assert counts["snapshot"] == 5
+    assert counts["snapshot_store"] == 1
