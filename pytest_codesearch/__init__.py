@@ -13,7 +13,12 @@ from __future__ import annotations
 
 from pytest_codesearch.agents.contract import RetrievalAgent, RetrievalResult, Span
 from pytest_codesearch.agents.registry import agent
-from pytest_codesearch.goldset.model import GoldSet, GoldSetMetadata, GroundTruthFile, TestCase
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pytest_codesearch.goldset.model import GoldSet, GoldSetMetadata, GroundTruthFile, TestCase
+
+_GOLDSET_MODELS = ("GoldSet", "GoldSetMetadata", "GroundTruthFile", "TestCase")
 
 __all__ = [
     "GoldSet",
@@ -25,6 +30,17 @@ __all__ = [
     "TestCase",
     "agent",
 ]
+
+
+
+def __getattr__(name: str) -> Any:
+    """Import the gold-set models (pydantic) on first use, so that loading the plugin stays cheap."""
+    if name in _GOLDSET_MODELS:
+        from pytest_codesearch.goldset import model
+
+        return getattr(model, name)
+    raise AttributeError(f"module 'pytest_codesearch' has no attribute {name!r}")
+
 
 try:
     from importlib.metadata import version as _version

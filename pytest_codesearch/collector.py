@@ -19,10 +19,9 @@ from pytest_codesearch.report.atomic import write_atomic
 from pytest_codesearch.report.model import AgentInfo, CaseResult, InvalidEntry, RunInfo, RunReport
 from pytest_codesearch.report.terminal import render_terminal
 from pytest_codesearch.scoring import metric_names
+from pytest_codesearch.plugin import CASE_ATTRIBUTE, INVALID_ATTRIBUTE
 from pytest_codesearch.state import RunState
 
-CASE_ATTRIBUTE = "codesearch_case"
-INVALID_ATTRIBUTE = "codesearch_invalid"
 _PACKAGES = ("pytest", "pytest-codesearch", "pytest-xdist", "pytest-timeout", "pygit2", "numpy", "rank-bm25")
 
 
@@ -62,6 +61,8 @@ class RunCollector:
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         """Aggregate and write results.json, results.csv and summary.md (also after Ctrl-C)."""
+        if self.config.option.collectonly:
+            return
         names = metric_names(self.state.settings.ks)
         self.report = build_run_report(
             self._run_info(int(exitstatus)),

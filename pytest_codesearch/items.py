@@ -11,14 +11,14 @@ from typing import Any
 import pytest
 
 import pytest_codesearch
-from pytest_codesearch.evaluate import AgentError, CaseError, CaseSpec, evaluate_case
+from pytest_codesearch.evaluate import AgentError, CaseError, CaseSpec, EvalSettings, evaluate_case
 from pytest_codesearch.goldset.io import format_error, load_goldset
 from pytest_codesearch.goldset.model import GoldSetMetadata
 from pytest_codesearch.repo.snapshot import find_repository
 from pytest_codesearch.report.model import CaseResult, InvalidEntry
+from pytest_codesearch.plugin import POOL_FIXTURE
 from pytest_codesearch.state import STATE, RunState
 
-POOL_FIXTURE = "_codesearch_pool"
 _HIDDEN_DIRS = (os.path.dirname(pytest_codesearch.__file__), os.path.dirname(asyncio.__file__))
 
 
@@ -115,7 +115,7 @@ class CaseItem(pytest.Function):
             self.choice,
             self.funcargs[POOL_FIXTURE],  # type: ignore[arg-type]
             state.snapshots,
-            state.eval_settings,
+            EvalSettings(runs=state.settings.runs, ks=state.settings.ks, k=state.settings.k, seed=state.seed),
             nodeid=self.nodeid,
             worker=state.worker_id,
         )

@@ -10,14 +10,9 @@ from typing import Any
 
 import pytest
 
-from pytest_codesearch.agents import builtin
-from pytest_codesearch.agents.pool import AgentPool
+from typing import TYPE_CHECKING
+
 from pytest_codesearch.agents.registry import AgentRegistry, AgentSelectionError, entry_point_specs, specs_in
-from pytest_codesearch.collector import CASE_ATTRIBUTE, INVALID_ATTRIBUTE, RunCollector
-from pytest_codesearch.goldset.io import is_goldset
-from pytest_codesearch.items import POOL_FIXTURE, BrokenEntryItem, CaseItem, GoldsetFile
-from pytest_codesearch.ordering import order_items
-from pytest_codesearch.repo.snapshot import SnapshotStore
 from pytest_codesearch.settings import (
     DEFAULT_CACHE_DIR,
     DEFAULT_KS,
@@ -28,7 +23,16 @@ from pytest_codesearch.settings import (
 )
 from pytest_codesearch.state import STATE, RunState
 
+if TYPE_CHECKING:
+    from pytest_codesearch.agents.pool import AgentPool
+    from pytest_codesearch.items import GoldsetFile
+
+# The library (pydantic, numpy, pygit2, rank-bm25) is imported inside the hooks, only once an agent
+# is selected: a pytest run that benchmarks nothing does not pay for it.
 SEED_KEY = "codesearch_seed"
+POOL_FIXTURE = "_codesearch_pool"
+CASE_ATTRIBUTE = "codesearch_case"
+INVALID_ATTRIBUTE = "codesearch_invalid"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -69,6 +73,9 @@ def pytest_configure(config: pytest.Config) -> None:
         choices = registry.select(settings.agents)
     except AgentSelectionError as exc:
         raise pytest.UsageError(str(exc)) from None
+    from pytest_codesearch.collector import RunCollector
+    from pytest_codesearch.repo.snapshot import SnapshotStore
+
     workerinput = getattr(config, "workerinput", None)
     seed = _seed(settings.seed, workerinput)
     state = RunState(
@@ -110,6 +117,8 @@ def _settings(config: pytest.Config) -> Any:
 
 
 def _registry(config: pytest.Config) -> AgentRegistry:
+    from pytest_codesearch.agents import builtin
+
     registry = AgentRegistry()
     for spec in specs_in(vars(builtin)):
         registry.add(spec)
@@ -147,6 +156,8 @@ class XdistHooks:
 @pytest.fixture(scope="session", name=POOL_FIXTURE)
 def codesearch_pool(request: pytest.FixtureRequest) -> Iterator[AgentPool]:
     """The agents of this process: created on first use, torn down at the end of the session."""
+    from pytest_codesearch.agents.pool import AgentPool
+
     pool = AgentPool(request, request.getfixturevalue)
     yield pool
     pool.close()
@@ -165,6 +176,9 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> GoldsetFil
     """Collect JSON/JSONL gold sets when an agent is selected; other JSON files are left alone."""
     if STATE not in parent.config.stash or file_path.suffix not in (".json", ".jsonl"):
         return None
+    from pytest_codesearch.goldset.io import is_goldset
+    from pytest_codesearch.items import GoldsetFile
+
     if not is_goldset(file_path):
         return None
     return GoldsetFile.from_parent(parent, path=file_path)  # type: ignore[no-any-return]
@@ -174,6 +188,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Run cases in a seeded shuffle: snapshots in random order, cases shuffled within each."""
     state = config.stash.get(STATE, None)
     if state is not None:
+        from pytest_codesearch.ordering import order_items
+
         items[:] = order_items(items, state.seed)
 
 
@@ -181,8 +197,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
     """Attach the case record (JSON text) to the call report, so it crosses xdist intact."""
     report = yield
-    if call.when != "call":
+    if call.when != "call" or STATE not in item.config.stash:
         return report
+    from pytest_codesearch.items import BrokenEntryItem, CaseItem
+
     if isinstance(item, CaseItem) and item.case_result is not None:
         setattr(report, CASE_ATTRIBUTE, item.case_result.model_dump_json())
     elif isinstance(item, BrokenEntryItem):

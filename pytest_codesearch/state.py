@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import pytest
 
 from pytest_codesearch.agents.registry import AgentChoice, AgentRegistry
-from pytest_codesearch.evaluate import EvalSettings
-from pytest_codesearch.repo.snapshot import SnapshotStore
 from pytest_codesearch.settings import Settings
+
+if TYPE_CHECKING:  # kept out of the import path: a run that selects no agent pays nothing for them
+    from pytest_codesearch.repo.snapshot import SnapshotStore
 
 
 @dataclass
@@ -22,12 +24,6 @@ class RunState:
     seed: int
     snapshots: SnapshotStore
     worker_id: str | None
-
-    @property
-    def eval_settings(self) -> EvalSettings:
-        """Return how each case is run and scored."""
-        s = self.settings
-        return EvalSettings(runs=s.runs, ks=s.ks, k=s.k, seed=self.seed)
 
 
 STATE = pytest.StashKey[RunState]()

@@ -9,6 +9,13 @@ from typing import Any
 
 import pytest
 
+# The plugin imports its library (numpy, pygit2, pydantic) only once an agent is selected, which
+# for in-process pytester runs happens inside the run; pytester then drops modules first imported
+# there, and numpy cannot be imported twice in one process. Import them up front.
+import pytest_codesearch.agents.builtin  # noqa: F401
+import pytest_codesearch.collector  # noqa: F401
+import pytest_codesearch.items  # noqa: F401
+
 # A tiny "repository" (a plain directory) and cases whose answers are known.
 SOURCE_FILES = {
     "src/app.py": "def create_app():\n    return Flask(__name__)\n",
@@ -35,12 +42,12 @@ def write_project(
     name: str = "cases.jsonl",
     metadata: dict[str, Any] | None = None,
 ) -> Path:
-    """Write SOURCE_FILES and a JSONL gold set searching that directory (repo '.'); return the gold set."""
+    """Write SOURCE_FILES under root/repo and a JSONL gold set in root searching it; return the gold set."""
     for rel, text in SOURCE_FILES.items():
-        path = root / rel
+        path = root / "repo" / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
-    meta = {"name": "example", "repo": "."} if metadata is None else metadata
+    meta = {"name": "example", "repo": "repo"} if metadata is None else metadata
     lines = [json.dumps({"metadata": meta})] + [json.dumps(c) for c in cases]
     goldset = root / name
     goldset.write_text("\n".join(lines) + "\n")

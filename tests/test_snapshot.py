@@ -345,6 +345,7 @@ def test_repository_owned_by_another_user_explains_safe_directory(
         pytest.skip("this git configuration trusts every directory (safe.directory)")
     with pytest.raises(SnapshotError, match=re.escape(f"git config --global --add safe.directory {path.resolve()}")):
         store.get(path, first)
+    assert find_repository(path / "src") == path.resolve()  # found all the same; opening it explains
 
 
 def test_find_repository_from_a_nested_subdirectory(tmp_path: Path) -> None:

@@ -243,7 +243,7 @@ def write_manifest(cache_dir: Path, listing: TreeListing) -> None:
     fd, scratch = tempfile.mkstemp(prefix=f".{listing.tree_id[:12]}-", suffix=".json.tmp", dir=cache_dir)
     try:
         with open(fd, "w", encoding="utf-8") as stream:
-            json.dump(document, stream, indent=1)  # ASCII output: surrogate-escaped names survive
+            json.dump(document, stream, separators=(",", ":"))  # ASCII: surrogate-escaped names survive
         os.replace(scratch, manifest_path(cache_dir, listing.tree_id))
     except BaseException:
         os.unlink(scratch)

@@ -62,7 +62,8 @@ class SnapshotStore:
     def get(self, repo: Path, base_commit: str | None) -> Snapshot:
         """Return the snapshot of ``repo`` at ``base_commit`` (or as it is), building it on first use.
 
-        Raises ``SnapshotError`` when the directory, repository or revision cannot be used.
+        A relative ``repo`` is taken from the current directory. Raises ``SnapshotError`` when the
+        directory, repository or revision cannot be used.
         """
         path = _existing_directory(Path(repo))
         key = (path, base_commit)
@@ -78,7 +79,7 @@ class SnapshotStore:
         commit = _resolve_commit(repository, path, rev)
         try:
             root, listing = materialize_tree(repository, commit.tree, self.cache_dir)
-        except MaterializeError as exc:
+        except (MaterializeError, pygit2.GitError) as exc:  # a missing or unreadable object
             raise SnapshotError(f"{path}: cannot materialise {rev!r}: {exc}; the clone may be incomplete") from None
         except OSError as exc:
             raise SnapshotError(f"{path}: cannot write the snapshot of {rev!r} into {self.cache_dir}: {exc}") from None
@@ -198,7 +199,8 @@ def parent_directories(files: Iterable[str]) -> frozenset[str]:
 def find_repository(path: Path) -> Path | None:
     """Return the work-tree (or bare) directory of the git repository containing path, or None.
 
-    Raises ``SnapshotError`` when git refuses the repository it finds (another user owns it).
+    A repository git refuses to open (another user owns it) is still found, from its git directory's
+    location; opening it later raises the ``SnapshotError`` that explains the refusal.
     """
     try:
         git_dir = pygit2.discover_repository(str(path))
@@ -208,16 +210,16 @@ def find_repository(path: Path) -> Path | None:
         return None
     try:
         repository = pygit2.Repository(git_dir)
-    except pygit2.GitError as exc:
-        _raise_if_refused(Path(git_dir), exc)
-        return None
+    except pygit2.GitError:
+        location = Path(git_dir)
+        return (location.parent if location.name == _GIT_DIR else location).resolve()
     return Path(repository.workdir or repository.path).resolve()
 
 
 def suggest_path(path: str, files: Iterable[str]) -> str | None:
     """Return the closest existing path for a mistyped one (difflib), for 'did you mean' messages.
 
-    Tries, in order: the same path in another case, a path that ends with it or that it ends with (a
+    Tries, in order: a path differing only in letter case, a path that ends with it or that it ends with (a
     missing or extra leading directory), then the most similar path by ``difflib``. None if nothing is close.
     """
     candidates = sorted(set(files))
