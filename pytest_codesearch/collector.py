@@ -55,7 +55,8 @@ class RunCollector:
         invalid = getattr(report, INVALID_ATTRIBUTE, None)
         if invalid is not None and report.when == "call":
             self.invalid.append(InvalidEntry.model_validate_json(invalid))
-        if report.when == "???" and report.nodeid in self.collected and report.nodeid not in self.cases:
+        # pytest-xdist reports a crashed worker's case with when == "???" and nothing of ours on it
+        if str(report.when) == "???" and report.nodeid in self.collected and report.nodeid not in self.cases:
             self.cases[report.nodeid] = _crashed_case(report)
 
     @pytest.hookimpl(trylast=True)

@@ -99,8 +99,8 @@ def evaluate_case(
     except (CaseError, AgentError) as failure:
         return Outcome(_error_record(record, failure), failure)
     except ContractError as exc:
-        failure = CaseError(str(exc))
-        return Outcome(_error_record(record, failure), failure)
+        refused = CaseError(str(exc))
+        return Outcome(_error_record(record, refused), refused)
     return Outcome(CaseResult(status="ok", **record))
 
 

@@ -152,7 +152,7 @@ def _restructure_node_id(item: pytest.Item) -> None:
     node_id = getattr(item, "_id", None)
     parse = getattr(type(node_id), "parse", None)
     if node_id is not None and callable(parse):
-        item._id = parse(str(node_id))  # type: ignore[attr-defined]
+        item._id = parse(str(node_id))
 
 
 def _agent_frames(excinfo: pytest.ExceptionInfo[BaseException]) -> Any:

@@ -181,7 +181,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> GoldsetFil
 
     if not is_goldset(file_path):
         return None
-    return GoldsetFile.from_parent(parent, path=file_path)  # type: ignore[no-any-return]
+    return GoldsetFile.from_parent(parent, path=file_path)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
