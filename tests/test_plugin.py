@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CASES, read_results, write_project
+from example_project import CASES, read_results, write_project
 
 CALLABLE_CONFTEST = """
 import pytest_codesearch as pcs

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import read_results
-from tests.gitrepo import checkout, commit, init_repo
+from example_project import read_results
+from gitrepo import checkout, commit, init_repo
 
 PEEKING_AGENT = """
 import os
