@@ -85,10 +85,12 @@ class RunCollector:
         terminalreporter.section("codesearch")
         for line in render_terminal(self.report, _headline(names), terminalreporter._tw.fullwidth):
             terminalreporter.write_line(line)
-        cases = len(self.report.cases)
+        results = self.report.cases
+        cases = len({(c.goldset, c.id) for c in results})
+        agents = len({c.agent for c in results})
         terminalreporter.write_line(
-            f"codesearch: {cases} case{'s' if cases != 1 else ''} x agent, seed {self.state.seed}; "
-            f"report in {self.state.settings.report_dir}"
+            f"codesearch: {len(results)} results ({_plural(cases, 'case')} x {_plural(agents, 'agent')}), "
+            f"seed {self.state.seed}; report in {self.state.settings.report_dir}"
         )
 
     def _run_info(self, exitstatus: int) -> RunInfo:
@@ -109,6 +111,10 @@ class RunCollector:
             workers=_workers(self.config),
             exit_status=exitstatus,
         )
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def _headline(names: list[str]) -> list[str]:

@@ -123,6 +123,8 @@ def _base_record(spec: CaseSpec, choice: AgentChoice, nodeid: str, worker: str |
         "complexity": case.complexity,
         "category": case.category,
         "tags": list(case.tags),
+        "repo": None if spec.repo is None else str(spec.repo),
+        "base_commit": spec.base_commit,
         "worker": worker,
     }
 

@@ -59,7 +59,12 @@ class CaseResult(_Record):
     category: str | None = None
     tags: list[str] = Field(default_factory=list)
     snapshot: str | None = Field(default=None, description="Tree id, or the directory searched.")
+    repo: str | None = Field(default=None, description="The repository or directory the case searches.")
+    base_commit: str | None = Field(default=None, description="The rev the case searches, as the gold set gives it.")
     worker: str | None = Field(default=None, description="xdist worker id, null without xdist.")
+    failure_category: str | None = Field(
+        default=None, description="Why the agent missed the case (hit@10 = 0); null when it did not miss."
+    )
 
 
 class AgentInfo(_Record):
