@@ -45,6 +45,7 @@ class EvalSettings:
     ks: tuple[int, ...]
     k: int | None
     seed: int
+    f_beta: float | None = None
 
 
 class CaseError(Exception):

@@ -115,7 +115,7 @@ class CaseItem(pytest.Function):
             self.choice,
             self.funcargs[POOL_FIXTURE],  # type: ignore[arg-type]
             state.snapshots,
-            EvalSettings(runs=state.settings.runs, ks=state.settings.ks, k=state.settings.k, seed=state.seed),
+            _eval_settings(state),
             nodeid=self.nodeid,
             worker=state.worker_id,
         )
@@ -140,6 +140,11 @@ class CaseItem(pytest.Function):
     def reportinfo(self) -> tuple[Path, int, str]:
         """Point reports at the case's line in the gold set."""
         return self.path, self.spec.line - 1, self.name
+
+
+def _eval_settings(state: RunState) -> EvalSettings:
+    s = state.settings
+    return EvalSettings(runs=s.runs, ks=s.ks, k=s.k, seed=state.seed, f_beta=s.f_beta)
 
 
 def _restructure_node_id(item: pytest.Item) -> None:

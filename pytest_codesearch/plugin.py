@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 
 from pytest_codesearch.agents.registry import AgentRegistry, AgentSelectionError, entry_point_specs, specs_in
 from pytest_codesearch.settings import (
+    DEFAULT_ALPHA,
+    DEFAULT_BOOTSTRAP,
     DEFAULT_CACHE_DIR,
     DEFAULT_KS,
     DEFAULT_REPORT_DIR,
@@ -55,10 +57,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help=f"where results.json, results.csv and summary.md go (default {DEFAULT_REPORT_DIR}/)")
     group.addoption("--codesearch-cache-dir", default=None, metavar="DIR",
                     help=f"where repository snapshots are materialised (default <rootdir>/{DEFAULT_CACHE_DIR})")
+    group.addoption("--codesearch-f-beta", default=None, metavar="BETA",
+                    help="also score F-beta (metric f_beta) with this beta; 2 weighs recall higher")
+    group.addoption("--codesearch-bootstrap", default=None, metavar="N",
+                    help="bootstrap resamples of the 95%% confidence intervals (default 1000)")
+    group.addoption("--codesearch-alpha", default=None, metavar="A",
+                    help="significance level of the paired tests between agents (default 0.05)")
     parser.addini("codesearch_agent", type="linelist", default=[], help="agents to benchmark (as --codesearch-agent)")
     parser.addini("codesearch_runs", default=str(DEFAULT_RUNS), help="timed runs of each retrieval")
     parser.addini("codesearch_ks", default=",".join(map(str, DEFAULT_KS)), help="cut-offs for the @k metrics")
     parser.addini("codesearch_report_dir", default=DEFAULT_REPORT_DIR, help="report directory")
+    parser.addini("codesearch_bootstrap", default=str(DEFAULT_BOOTSTRAP), help="bootstrap resamples")
+    parser.addini("codesearch_alpha", default=str(DEFAULT_ALPHA), help="significance level")
     parser.addini("codesearch_cache_dir", default=DEFAULT_CACHE_DIR, help="snapshot cache directory")
 
 
@@ -111,6 +121,9 @@ def _settings(config: pytest.Config) -> Any:
             cache_dir=pick("codesearch_cache_dir", "codesearch_cache_dir"),
             base=config.invocation_params.dir,
             cache_base=config.rootpath,
+            f_beta=config.getoption("codesearch_f_beta"),
+            bootstrap=pick("codesearch_bootstrap", "codesearch_bootstrap"),
+            alpha=pick("codesearch_alpha", "codesearch_alpha"),
         )
     except SettingsError as exc:
         raise pytest.UsageError(str(exc)) from None

@@ -10,6 +10,8 @@ DEFAULT_KS = (1, 5, 10)
 DEFAULT_RUNS = 3
 DEFAULT_REPORT_DIR = "codesearch-report"
 DEFAULT_CACHE_DIR = ".codesearch"
+DEFAULT_BOOTSTRAP = 1000
+DEFAULT_ALPHA = 0.05
 
 
 class SettingsError(ValueError):
@@ -27,6 +29,9 @@ class Settings:
     ks: tuple[int, ...]
     report_dir: Path
     cache_dir: Path
+    f_beta: float | None = None
+    bootstrap: int = DEFAULT_BOOTSTRAP
+    alpha: float = DEFAULT_ALPHA
 
     @property
     def active(self) -> bool:
@@ -78,6 +83,18 @@ def parse_ks(value: object, where: str) -> tuple[int, ...]:
     return tuple(sorted({parse_positive_int(p, where) for p in parts}))
 
 
+def parse_float(value: object, where: str, low: float, high: float | None = None) -> float:
+    """Return value as a float in [low, high] (or > low when high is None), or raise SettingsError."""
+    try:
+        number = float(str(value).strip())
+    except ValueError:
+        raise SettingsError(f"{where}: expected a number, got {value!r}") from None
+    if number != number or number <= low or (high is not None and number >= high):
+        bounds = f"between {low} and {high}" if high is not None else f"greater than {low}"
+        raise SettingsError(f"{where}: must be {bounds}, got {value!r}")
+    return number
+
+
 def parse_seed(value: object, where: str) -> int:
     """Return the seed as a non-negative int, or raise SettingsError naming ``where``."""
     return parse_positive_int(value, where, minimum=0)
@@ -93,6 +110,9 @@ def build_settings(
     cache_dir: str,
     base: Path,
     cache_base: Path,
+    f_beta: object = None,
+    bootstrap: object = DEFAULT_BOOTSTRAP,
+    alpha: object = DEFAULT_ALPHA,
 ) -> Settings:
     """Return validated settings; relative directories are taken from ``base`` / ``cache_base``."""
     return Settings(
@@ -103,4 +123,7 @@ def build_settings(
         ks=parse_ks(ks, "--codesearch-ks"),
         report_dir=base / report_dir,
         cache_dir=cache_base / cache_dir,
+        f_beta=None if f_beta in (None, "") else parse_float(f_beta, "--codesearch-f-beta", 0.0),
+        bootstrap=parse_positive_int(bootstrap, "--codesearch-bootstrap", minimum=100),
+        alpha=parse_float(alpha, "--codesearch-alpha", 0.0, 1.0),
     )
