@@ -72,10 +72,13 @@ class RunCollector:
             invalid=self.invalid,
             not_run=sorted(self.collected - set(self.cases)),
         )
-        directory = self.state.settings.report_dir
-        write_json(self.report, directory / "results.json")
-        write_csv(self.report, directory / "results.csv")
-        write_atomic(directory / "summary.md", render_markdown(self.report, _headline(names)))
+        directory, formats = self.state.settings.report_dir, self.state.settings.formats
+        if "json" in formats:
+            write_json(self.report, directory / "results.json")
+        if "csv" in formats:
+            write_csv(self.report, directory / "results.csv")
+        if "markdown" in formats:
+            write_atomic(directory / "summary.md", render_markdown(self.report, _headline(names)))
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         """Print the agents side by side with the best of each column marked."""

@@ -17,7 +17,19 @@ from pytest_codesearch.agents.sanity import CaseInfo
 from pytest_codesearch.goldset.model import TestCase
 from pytest_codesearch.repo.snapshot import Snapshot, SnapshotError, SnapshotStore, suggest_path
 from pytest_codesearch.report.model import CaseResult
-from pytest_codesearch.scoring import score_case
+from pytest_codesearch.scoring import (
+    SourceFiles,
+    applicable_metrics,
+    classify_miss,
+    is_miss,
+    locate_spans,
+    miss_cutoff,
+    score_case,
+    score_lines,
+    score_symbols,
+    truth_lines,
+    truth_symbols,
+)
 
 
 @dataclass(frozen=True)
@@ -98,10 +110,10 @@ def evaluate_case(
         )
         _score(record, first, spec, snapshot, settings)
     except (CaseError, AgentError) as failure:
-        return Outcome(_error_record(record, failure), failure)
+        return Outcome(_error_record(record, failure, spec.case, settings), failure)
     except ContractError as exc:
         refused = CaseError(str(exc))
-        return Outcome(_error_record(record, refused), refused)
+        return Outcome(_error_record(record, refused, spec.case, settings), refused)
     return Outcome(CaseResult(status="ok", **record))
 
 
@@ -130,10 +142,12 @@ def _base_record(spec: CaseSpec, choice: AgentChoice, nodeid: str, worker: str |
     }
 
 
-def _error_record(record: dict[str, Any], failure: Exception) -> CaseResult:
+def _error_record(record: dict[str, Any], failure: Exception, case: TestCase, settings: EvalSettings) -> CaseResult:
+    """Return the record of a case in error: every metric that applies to the case scores 0.0."""
     cause = failure.__cause__
     message = f"{type(cause).__name__}: {cause}" if isinstance(failure, AgentError) and cause else str(failure)
-    return CaseResult(status="error", error=message, **{**record, "metrics": {}})
+    zeros = dict.fromkeys(applicable_metrics(case, settings.ks, settings.f_beta is not None), 0.0)
+    return CaseResult(status="error", error=message, **{**record, "metrics": zeros})
 
 
 def _snapshot_for(spec: CaseSpec, snapshots: SnapshotStore) -> Snapshot:
@@ -200,11 +214,41 @@ def _score(
     normalized = normalize_paths(answer.files, snapshot.root, snapshot.files, snapshot.directories)
     record["retrieved"] = normalized.paths
     record["dropped"] = normalized.dropped
-    record["metrics"] = score_case(
+    relevance = spec.case.relevance_map()
+    metrics = score_case(
         normalized.paths,
-        spec.case.relevance_map(),
+        relevance,
         ks=settings.ks,
         k=settings.k,
         directories=normalized.directories,
+        f_beta=settings.f_beta,
     )
+    sources = SourceFiles(snapshot.root)
+    metrics.update(_finer_metrics(spec.case, answer, snapshot, metrics["recall"], settings.ks, sources))
+    record["metrics"] = metrics
+    cutoff = miss_cutoff(settings.ks)
+    if is_miss(normalized.paths, relevance, cutoff):
+        record["failure_category"] = classify_miss(
+            spec.case.query, relevance, normalized.paths, normalized.directories, sources, cutoff
+        )
+
+
+def _finer_metrics(
+    case: TestCase,
+    answer: RetrievalResult,
+    snapshot: Snapshot,
+    file_recall: float,
+    ks: tuple[int, ...],
+    sources: SourceFiles,
+) -> dict[str, float]:
+    """Return the line metrics if the case gives lines and the symbol metrics if it names symbols."""
+    metrics: dict[str, float] = {}
+    truth = truth_lines(case)
+    if truth:
+        returned = locate_spans(answer.spans, snapshot.root, snapshot.files)
+        metrics.update(score_lines(truth, returned, file_recall, sources))
+    positives = truth_symbols(case)
+    if positives:
+        metrics.update(score_symbols(answer.symbols, positives, frozenset(case.hard_negatives), ks))
+    return metrics
 

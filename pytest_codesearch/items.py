@@ -106,6 +106,10 @@ class CaseItem(pytest.Function):
             k for k in (choice.name, choice.spec.name, case.complexity, case.category, *case.tags) if k
         )
         self.add_marker("codesearch")
+        timeout = self.config.stash[STATE].settings.timeout
+        if timeout is not None:
+            # signal method: the thread method would os._exit the whole run (PITFALLS 15)
+            self.add_marker(pytest.mark.timeout(timeout, method="signal"))
 
     def runtest(self) -> None:
         """Run the case, keep its record, publish its figures, and fail if the agent raised."""

@@ -20,13 +20,16 @@ from pytest_codesearch.settings import (
     DEFAULT_KS,
     DEFAULT_REPORT_DIR,
     DEFAULT_RUNS,
+    Settings,
     SettingsError,
     build_settings,
+    first_given,
 )
 from pytest_codesearch.state import STATE, RunState
 
 if TYPE_CHECKING:
     from pytest_codesearch.agents.pool import AgentPool
+    from pytest_codesearch.config import BenchmarkConfig
     from pytest_codesearch.items import GoldsetFile
 
 # The library (pydantic, numpy, pygit2, rank-bm25) is imported inside the hooks, only once an agent
@@ -61,6 +64,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="also score F-beta (metric f_beta) with this beta; 2 weighs recall higher")
     group.addoption("--codesearch-bootstrap", default=None, metavar="N",
                     help="bootstrap resamples of the 95%% confidence intervals (default 1000)")
+    group.addoption("--codesearch-timeout", default=None, metavar="SECONDS",
+                    help="fail a case whose agent takes longer (pytest-timeout, signal method)")
+    group.addoption("--codesearch-config", default=None, metavar="FILE",
+                    help="YAML benchmark config: dataset, evaluation, agents, output (options override it)")
     group.addoption("--codesearch-alpha", default=None, metavar="A",
                     help="significance level of the paired tests between agents (default 0.05)")
     parser.addini("codesearch_agent", type="linelist", default=[], help="agents to benchmark (as --codesearch-agent)")
@@ -69,16 +76,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("codesearch_report_dir", default=DEFAULT_REPORT_DIR, help="report directory")
     parser.addini("codesearch_bootstrap", default=str(DEFAULT_BOOTSTRAP), help="bootstrap resamples")
     parser.addini("codesearch_alpha", default=str(DEFAULT_ALPHA), help="significance level")
+    parser.addini("codesearch_config", default="", help="YAML benchmark config (relative to the rootdir)")
     parser.addini("codesearch_cache_dir", default=DEFAULT_CACHE_DIR, help="snapshot cache directory")
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """Select the agents (exit 4 on an unknown name) and set up the run when any is selected."""
     config.addinivalue_line("markers", "codesearch: a pytest-codesearch benchmark case")
-    settings = _settings(config)
+    bench = _load_bench(config)
+    settings = _settings(config, bench)
     if not settings.active:
         return
-    registry = _registry(config)
+    registry = _registry(config, bench)
     try:
         choices = registry.select(settings.agents)
     except AgentSelectionError as exc:
@@ -103,33 +112,51 @@ def pytest_configure(config: pytest.Config) -> None:
             config.pluginmanager.register(XdistHooks(seed), "codesearch-xdist")
 
 
-def _settings(config: pytest.Config) -> Any:
-    agents = config.getoption("codesearch_agent") or config.getini("codesearch_agent")
+_OPTIONS = ("agent", "seed", "runs", "k", "ks", "report_dir", "cache_dir", "f_beta", "bootstrap", "alpha",
+            "timeout", "config")
+_INI = ("agent", "runs", "ks", "report_dir", "cache_dir", "bootstrap", "alpha", "config")
 
-    def pick(option: str, ini: str) -> Any:
-        value = config.getoption(option)
-        return config.getini(ini) if value is None else value
 
+def _settings(config: pytest.Config, bench: BenchmarkConfig | None) -> Settings:
+    """Merge command line > YAML config > ini file > defaults into validated settings."""
+    cli = {_key(name): config.getoption(f"codesearch_{name}") for name in _OPTIONS}
+    ini = {_key(name): config.getini(f"codesearch_{name}") for name in _INI}
+    from_yaml: dict[str, object] = {}
+    if bench is not None:
+        from pytest_codesearch.config import config_settings
+
+        path = _config_path(config)
+        from_yaml = {**config_settings(bench, path), "config": str(path)}
     try:
-        return build_settings(
-            agents=agents,
-            seed=config.getoption("codesearch_seed"),
-            runs=pick("codesearch_runs", "codesearch_runs"),
-            k=config.getoption("codesearch_k"),
-            ks=pick("codesearch_ks", "codesearch_ks"),
-            report_dir=pick("codesearch_report_dir", "codesearch_report_dir"),
-            cache_dir=pick("codesearch_cache_dir", "codesearch_cache_dir"),
-            base=config.invocation_params.dir,
-            cache_base=config.rootpath,
-            f_beta=config.getoption("codesearch_f_beta"),
-            bootstrap=pick("codesearch_bootstrap", "codesearch_bootstrap"),
-            alpha=pick("codesearch_alpha", "codesearch_alpha"),
-        )
+        return build_settings(first_given(cli, from_yaml, ini), config.invocation_params.dir, config.rootpath)
     except SettingsError as exc:
         raise pytest.UsageError(str(exc)) from None
 
 
-def _registry(config: pytest.Config) -> AgentRegistry:
+def _key(option: str) -> str:
+    return "agents" if option == "agent" else option
+
+
+def _config_path(config: pytest.Config) -> Path:
+    given = config.getoption("codesearch_config")
+    if given:
+        return config.invocation_params.dir / str(given)
+    return config.rootpath / str(config.getini("codesearch_config"))
+
+
+def _load_bench(config: pytest.Config) -> BenchmarkConfig | None:
+    """Return the YAML config when one is given; a bad one is a usage error naming file, line and key."""
+    if not (config.getoption("codesearch_config") or config.getini("codesearch_config")):
+        return None
+    from pytest_codesearch.config import ConfigError, load_config
+
+    try:
+        return load_config(_config_path(config))
+    except ConfigError as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
+def _registry(config: pytest.Config, bench: BenchmarkConfig | None) -> AgentRegistry:
     from pytest_codesearch.agents import builtin
 
     registry = AgentRegistry()
@@ -140,6 +167,13 @@ def _registry(config: pytest.Config) -> AgentRegistry:
             for spec in specs_in(vars(plugin)):
                 registry.add(spec)
     specs, errors = entry_point_specs()
+    if bench is not None:
+        from pytest_codesearch.config import ConfigError, config_agent_specs
+
+        try:
+            specs += config_agent_specs(bench, str(_config_path(config)))
+        except ConfigError as exc:
+            raise pytest.UsageError(str(exc)) from None
     for spec in specs:
         registry.add(spec)
     for message in errors:
@@ -198,9 +232,12 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> GoldsetFil
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Run cases in a seeded shuffle: snapshots in random order, cases shuffled within each."""
+    """Run cases in a seeded shuffle: snapshots in random order, cases shuffled within each.
+
+    With ``randomize: false`` in the YAML config the gold-set order is kept.
+    """
     state = config.stash.get(STATE, None)
-    if state is not None:
+    if state is not None and state.settings.randomize:
         from pytest_codesearch.ordering import order_items
 
         items[:] = order_items(items, state.seed)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,6 +12,7 @@ DEFAULT_REPORT_DIR = "codesearch-report"
 DEFAULT_CACHE_DIR = ".codesearch"
 DEFAULT_BOOTSTRAP = 1000
 DEFAULT_ALPHA = 0.05
+REPORT_FORMATS = ("json", "csv", "markdown")
 
 
 class SettingsError(ValueError):
@@ -32,6 +33,10 @@ class Settings:
     f_beta: float | None = None
     bootstrap: int = DEFAULT_BOOTSTRAP
     alpha: float = DEFAULT_ALPHA
+    timeout: float | None = None
+    randomize: bool = True
+    formats: tuple[str, ...] = ("json", "csv", "markdown")
+    config_path: Path | None = None
 
     @property
     def active(self) -> bool:
@@ -100,30 +105,42 @@ def parse_seed(value: object, where: str) -> int:
     return parse_positive_int(value, where, minimum=0)
 
 
-def build_settings(
-    agents: Sequence[str],
-    seed: object,
-    runs: object,
-    k: object,
-    ks: object,
-    report_dir: str,
-    cache_dir: str,
-    base: Path,
-    cache_base: Path,
-    f_beta: object = None,
-    bootstrap: object = DEFAULT_BOOTSTRAP,
-    alpha: object = DEFAULT_ALPHA,
-) -> Settings:
-    """Return validated settings; relative directories are taken from ``base`` / ``cache_base``."""
+def first_given(*sources: Mapping[str, object]) -> dict[str, object]:
+    """Merge raw values: for each key the first source (command line, YAML, ini) that gives one wins."""
+    merged: dict[str, object] = {}
+    for source in sources:
+        for key, value in source.items():
+            if key not in merged and value not in (None, "", [], ()):
+                merged[key] = value
+    return merged
+
+
+def build_settings(raw: Mapping[str, object], base: Path, cache_base: Path) -> Settings:
+    """Return validated settings from merged raw values; relative directories are taken from ``base``
+    (reports) and ``cache_base`` (snapshots). Missing keys take their defaults."""
+    get = raw.get
+    agents = get("agents") or ()
+    formats = tuple(str(f) for f in (get("formats") or REPORT_FORMATS))  # type: ignore[attr-defined]
     return Settings(
-        agents=parse_agent_names(agents),
-        seed=None if seed in (None, "") else parse_seed(seed, "--codesearch-seed"),
-        runs=parse_positive_int(runs, "--codesearch-runs"),
-        k=None if k in (None, "") else parse_positive_int(k, "--codesearch-k"),
-        ks=parse_ks(ks, "--codesearch-ks"),
-        report_dir=base / report_dir,
-        cache_dir=cache_base / cache_dir,
-        f_beta=None if f_beta in (None, "") else parse_float(f_beta, "--codesearch-f-beta", 0.0),
-        bootstrap=parse_positive_int(bootstrap, "--codesearch-bootstrap", minimum=100),
-        alpha=parse_float(alpha, "--codesearch-alpha", 0.0, 1.0),
+        agents=parse_agent_names(agents if not isinstance(agents, str) else [agents]),  # type: ignore[arg-type]
+        seed=None if get("seed") is None else parse_seed(get("seed"), "--codesearch-seed"),
+        runs=parse_positive_int(get("runs", DEFAULT_RUNS), "--codesearch-runs"),
+        k=None if get("k") is None else parse_positive_int(get("k"), "--codesearch-k"),
+        ks=parse_ks(get("ks", ",".join(map(str, DEFAULT_KS))), "--codesearch-ks"),
+        report_dir=base / str(get("report_dir", DEFAULT_REPORT_DIR)),
+        cache_dir=cache_base / str(get("cache_dir", DEFAULT_CACHE_DIR)),
+        f_beta=None if get("f_beta") is None else parse_float(get("f_beta"), "--codesearch-f-beta", 0.0),
+        bootstrap=parse_positive_int(get("bootstrap", DEFAULT_BOOTSTRAP), "--codesearch-bootstrap", minimum=100),
+        alpha=parse_float(get("alpha", DEFAULT_ALPHA), "--codesearch-alpha", 0.0, 1.0),
+        timeout=None if get("timeout") is None else parse_float(get("timeout"), "--codesearch-timeout", 0.0),
+        randomize=bool(get("randomize", True)),
+        formats=_parse_formats(formats),
+        config_path=None if get("config") is None else Path(str(get("config"))),
     )
+
+
+def _parse_formats(formats: Sequence[str]) -> tuple[str, ...]:
+    unknown = [f for f in formats if f not in REPORT_FORMATS]
+    if unknown:
+        raise SettingsError(f"output formats: unknown {unknown}; choose from {', '.join(REPORT_FORMATS)}")
+    return tuple(dict.fromkeys(formats))

@@ -47,6 +47,8 @@ def test_oracle_scores_one_everywhere(pytester: pytest.Pytester, project: Path) 
                 expected = min(1.0, relevant / int(name.split("@")[1]))
             elif name.startswith("recall@"):
                 expected = min(1.0, int(name.split("@")[1]) / relevant)
+            elif name.startswith("all_hit@"):
+                expected = float(relevant <= int(name.split("@")[1]))
             assert value == pytest.approx(expected), (case["id"], name)
     assert data["agents"]["oracle"]["counts"] == {"cases": 3, "ok": 3, "error": 0, "nondeterministic": 0}
     assert {p.name for p in (pytester.path / "codesearch-report").iterdir()} == {

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
-import tempfile
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -15,6 +13,8 @@ from typing import Any
 
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
+
+from pytest_codesearch.report.atomic import write_atomic
 
 from .model import GoldSetMetadata, GroundTruthFile, TestCase, case_id_problem, unknown_field_message
 
@@ -402,18 +402,5 @@ def dump_goldset_jsonl(path: Path, metadata: GoldSetMetadata, cases: Iterable[Te
     if meta:
         lines.append(json.dumps({"metadata": meta}, ensure_ascii=False, allow_nan=False))
     lines.extend(json.dumps(case_to_json(case), ensure_ascii=False, allow_nan=False) for case in cases)
-    _write_atomically(path, "".join(line + "\n" for line in lines))
+    write_atomic(path, "".join(line + "\n" for line in lines))
 
-
-def _write_atomically(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` so that readers see the old file or the new one, never a mix."""
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise

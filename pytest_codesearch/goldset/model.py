@@ -18,6 +18,7 @@ from pydantic import (
     JsonValue,
     StrictInt,
     StrictStr,
+    ValidationInfo,
     WithJsonSchema,
     field_validator,
     model_validator,
@@ -190,7 +191,10 @@ class GroundTruthFile(BaseModel):
 
     path: RepoPath
     lines: list[LineRange] = Field(default_factory=list, description="Line ranges that matter in this file.")
-    symbols: list[NonBlank] = Field(default_factory=list, description="Names of the functions or classes that matter.")
+    symbols: list[NonBlank] = Field(
+        default_factory=list,
+        description="Fully qualified names of the functions, classes or methods that matter, spelt as agents return them.",
+    )
     relevance: StrictInt = Field(default=1, ge=1, description="Graded relevance; a plain path means 1.")
 
     @model_validator(mode="before")
@@ -235,6 +239,10 @@ class TestCase(BaseModel):
     category: NonBlank | None = Field(default=None, description="Free label for grouping results.")
     timestamp: Timestamp | None = None
     tags: list[NonBlank] = Field(default_factory=list, description="Free labels for selecting cases.")
+    hard_negatives: list[NonBlank] = Field(
+        default_factory=list,
+        description="Fully qualified names of symbols that look relevant but are not; needs ground-truth symbols.",
+    )
 
     @field_validator("ground_truth_files")
     @classmethod
@@ -245,6 +253,20 @@ class TestCase(BaseModel):
                 raise _invalid(f"duplicate path {entry.path!r} (entries {first[entry.path]} and {index})")
             first[entry.path] = index
         return files
+
+    @field_validator("hard_negatives")
+    @classmethod
+    def _negatives_against_symbols(cls, negatives: list[str], info: ValidationInfo) -> list[str]:
+        files: list[GroundTruthFile] | None = info.data.get("ground_truth_files")
+        if not negatives or files is None:  # an invalid ground_truth_files is reported on its own
+            return negatives
+        symbols = {symbol for entry in files for symbol in entry.symbols}
+        if not symbols:
+            raise _invalid("needs symbols in ground_truth_files to rank the hard negatives against")
+        for negative in negatives:
+            if negative in symbols:
+                raise _invalid(f"{negative!r} is also a ground-truth symbol")
+        return negatives
 
     @property
     def extensions(self) -> dict[str, JsonValue]:

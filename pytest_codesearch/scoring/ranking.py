@@ -57,6 +57,21 @@ class Hits(NamedTuple):
         """Return hit@k = 1.0 if a relevant entry is in the top k, else 0.0 (``success_k``)."""
         return 1.0 if self.ranks and self.ranks[0] <= k else 0.0
 
+    def all_hit_at(self, k: int) -> float:
+        """Return all_hit@k = 1.0 if every ground-truth path is in the top k, else 0.0 (Acc@k).
+
+        0.0 when R = 0. Not a trec_eval measure: it is the "Acc@k" of code-localisation papers.
+        """
+        return 1.0 if self.n_relevant and self.count_at(k) == self.n_relevant else 0.0
+
+    def recall_cap_at(self, k: int) -> float:
+        """Return recall_cap@k = (relevant in top k) / min(k, R); 0.0 when R = 0 (BEIR's ``R_cap@k``).
+
+        Unlike recall@k it reaches 1.0 when k < R and the top k are all relevant.
+        """
+        cap = min(k, self.n_relevant)
+        return self.count_at(k) / cap if cap else 0.0
+
     def ndcg_at(self, k: int) -> float:
         """Return nDCG@k = DCG@k / IDCG@k (``ndcg_cut_k``); 0.0 when IDCG@k = 0.
 
@@ -75,6 +90,12 @@ class Hits(NamedTuple):
         if not self.n_relevant:
             return 0.0
         return sum(n / rank for n, rank in enumerate(self.ranks, 1)) / self.n_relevant
+
+
+    def r_precision(self) -> float:
+        """Return R-precision = (relevant in top R) / R; 0.0 when R = 0 (``Rprec``)."""
+        n_relevant = self.n_relevant
+        return self.count_at(n_relevant) / n_relevant if n_relevant else 0.0
 
 
 def precision_at_k(ranked: Sequence[str], relevant: Collection[str], k: int) -> float:
@@ -109,6 +130,21 @@ def reciprocal_rank(ranked: Sequence[str], relevant: Collection[str]) -> float:
 def average_precision(ranked: Sequence[str], relevant: Collection[str]) -> float:
     """Return AP = Σ over relevant ranks i of P@i, divided by |relevant| (``map``)."""
     return _binary(ranked, relevant).average_precision()
+
+
+def all_hit_at_k(ranked: Sequence[str], relevant: Collection[str], k: int) -> float:
+    """Return all_hit@k = 1.0 if every relevant path is in ranked[:k], else 0.0 ("Acc@k")."""
+    return _binary(ranked, relevant).all_hit_at(k)
+
+
+def recall_cap_at_k(ranked: Sequence[str], relevant: Collection[str], k: int) -> float:
+    """Return recall_cap@k = |relevant ∩ ranked[:k]| / min(k, |relevant|), 0.0 if that is empty."""
+    return _binary(ranked, relevant).recall_cap_at(k)
+
+
+def r_precision(ranked: Sequence[str], relevant: Collection[str]) -> float:
+    """Return R-precision = |relevant ∩ ranked[:R]| / R with R = |relevant|, 0.0 if R = 0 (``Rprec``)."""
+    return _binary(ranked, relevant).r_precision()
 
 
 def _binary(ranked: Sequence[str], relevant: Collection[str]) -> Hits:

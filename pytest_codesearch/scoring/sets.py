@@ -54,6 +54,17 @@ def f1(precision: float, recall: float) -> float:
     return 2.0 * precision * recall / total if total > 0.0 else 0.0
 
 
+def f_beta(precision: float, recall: float, beta: float) -> float:
+    """Return (1 + β²)·P·R / (β²·P + R); 0.0 if the denominator is 0.
+
+    β > 1 weighs recall higher, β < 1 precision; β = 1 gives ``f1``. trec_eval writes the same
+    measure as ``set_F.x`` with x = β² (its parameter multiplies P directly).
+    """
+    weight = beta * beta
+    total = weight * precision + recall
+    return (1.0 + weight) * precision * recall / total if total > 0.0 else 0.0
+
+
 def partial_credit(
     retrieved: Sequence[str], relevant: Collection[str], directories: AbstractSet[str]
 ) -> tuple[float, float]:
