@@ -18,7 +18,7 @@ from pytest_codesearch.report.markdown import render_markdown
 from pytest_codesearch.report.atomic import write_atomic
 from pytest_codesearch.report.model import AgentInfo, CaseResult, InvalidEntry, RunInfo, RunReport
 from pytest_codesearch.report.terminal import render_terminal
-from pytest_codesearch.scoring import metric_names
+from pytest_codesearch.scoring import metric_names, optional_metric_names
 from pytest_codesearch.plugin import CASE_ATTRIBUTE, INVALID_ATTRIBUTE
 from pytest_codesearch.state import RunState
 
@@ -64,13 +64,15 @@ class RunCollector:
         """Aggregate and write results.json, results.csv and summary.md (also after Ctrl-C)."""
         if self.config.option.collectonly:
             return
-        names = metric_names(self.state.settings.ks)
+        settings = self.state.settings
+        names = metric_names(settings.ks, settings.f_beta is not None)
         self.report = build_run_report(
             self._run_info(int(exitstatus)),
             list(self.cases.values()),
             names,
             invalid=self.invalid,
             not_run=sorted(self.collected - set(self.cases)),
+            optional=optional_metric_names(settings.ks),
         )
         directory, formats = self.state.settings.report_dir, self.state.settings.formats
         if "json" in formats:
@@ -113,6 +115,9 @@ class RunCollector:
             },
             workers=_workers(self.config),
             exit_status=exitstatus,
+            bootstrap=settings.bootstrap,
+            alpha=settings.alpha,
+            f_beta=settings.f_beta,
         )
 
 

@@ -40,6 +40,13 @@ CASE_ATTRIBUTE = "codesearch_case"
 INVALID_ATTRIBUTE = "codesearch_invalid"
 
 
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    """Register the hooks other plugins may implement (``pytest_codesearch_transform_query``)."""
+    from pytest_codesearch import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     """Register the --codesearch-* options and their ini keys."""
     group = parser.getgroup("codesearch", "code-search benchmarks (pytest-codesearch)")

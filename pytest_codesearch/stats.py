@@ -60,10 +60,12 @@ def summarize_columns(matrix: npt.ArrayLike) -> list[Summary]:
     data = np.asarray(matrix, dtype=np.float64)
     if data.ndim != 2 or data.shape[0] == 0:
         raise ValueError(f"need a 2-D array with at least one row, got shape {data.shape}")
-    means = data.mean(axis=0).tolist()
+    lows, highs = data.min(axis=0), data.max(axis=0)
+    # a constant column has mean c and std 0 exactly, not c + 1 ulp and 1e-17 from rounding
+    means = np.clip(data.mean(axis=0), lows, highs).tolist()
     medians = np.median(data, axis=0).tolist()
     if data.shape[0] > 1:
-        stds = data.std(axis=0, ddof=1).tolist()
+        stds = np.where(highs > lows, data.std(axis=0, ddof=1), 0.0).tolist()
     else:
         stds = [0.0] * data.shape[1]
     return [
@@ -106,11 +108,11 @@ def seeded_rng(seed: int, *labels: str) -> np.random.Generator:
 def summarize_present(matrix: npt.ArrayLike) -> list[Summary | None]:
     """Summarise each column over its finite entries (NaN marks "absent"); None for an empty column."""
     data = np.asarray(matrix, dtype=np.float64)
-    summaries: list[Summary | None] = []
-    for column in data.T:
-        present = column[~np.isnan(column)]
-        summaries.append(summarize_columns(present.reshape(-1, 1))[0] if present.size else None)
-    return summaries
+    found: list[Summary | None] = [None] * data.shape[1]
+    for rows, columns in presence_groups(data):
+        for column, summary in zip(columns, summarize_columns(data[rows][:, columns])):
+            found[column] = summary
+    return found
 
 
 def bootstrap_ci(
@@ -152,18 +154,27 @@ def bootstrap_ci_present(
     resampling; each other presence pattern is resampled on its own rows, in column order.
     """
     data = np.asarray(matrix, dtype=np.float64)
-    present = ~np.isnan(data)
-    groups: dict[bytes, list[int]] = {}
-    for column in range(data.shape[1]):
-        if present[:, column].any():
-            groups.setdefault(present[:, column].tobytes(), []).append(column)
     found: list[tuple[float, float] | None] = [None] * data.shape[1]
-    for columns in groups.values():
-        rows = present[:, columns[0]]
+    for rows, columns in presence_groups(data):
         bounds = bootstrap_ci(data[rows][:, columns], resamples, rng, confidence)
         for column, interval in zip(columns, bounds):
             found[column] = interval
     return found
+
+
+def presence_groups(matrix: npt.ArrayLike) -> list[tuple[npt.NDArray[np.bool_], list[int]]]:
+    """Return the columns grouped by the rows on which they are finite (NaN means absent).
+
+    Each group is (row mask, column indices), in the order of each group's first column; columns
+    with no finite entry are left out.
+    """
+    present = ~np.isnan(np.asarray(matrix, dtype=np.float64))
+    groups: dict[bytes, tuple[npt.NDArray[np.bool_], list[int]]] = {}
+    for column in range(present.shape[1]):
+        rows = present[:, column]
+        if rows.any():
+            groups.setdefault(rows.tobytes(), (rows, []))[1].append(column)
+    return list(groups.values())
 
 
 def _resampled_means(
@@ -245,3 +256,15 @@ def cases_needed(
     normal = NormalDist()
     z = normal.inv_cdf(1.0 - alpha / 2.0) + normal.inv_cdf(power)
     return math.ceil((z * sd / difference) ** 2 - 1e-9)
+
+
+def fewest_testable_cases(alpha: float) -> int:
+    """Return the fewest paired cases with which a two-sided sign-flip test can give p < ``alpha``.
+
+    With n cases the smallest exact p-value is 2 / 2**n (all signs agree, either way), so this is
+    the smallest n with 2 / 2**n < alpha: 6 for alpha = 0.05.
+    """
+    n = 1
+    while 2.0 / 2**n >= alpha:
+        n += 1
+    return n

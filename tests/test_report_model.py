@@ -94,8 +94,11 @@ def sample_report(cases: list[CaseResult] | None = None) -> RunReport:
 
 def test_error_case_scores_zero_in_every_metric() -> None:
     bm25 = sample_report().agents["bm25"]
-    assert bm25.metrics["f1"].model_dump() == {"mean": 0.5, "median": 0.5, "std": 0.5}
-    assert bm25.metrics["mrr"].model_dump() == {"mean": 0.5, "median": 0.5, "std": 0.5}
+    # f1 over [0.5, 1.0, 0.0]; an all-0.0 and an all-1.0 resample each come up 1 time in 27
+    # (more than 2.5%), so the interval spans the whole range
+    f1 = {"mean": 0.5, "median": 0.5, "std": 0.5, "ci95": [0.0, 1.0], "n": 3}
+    assert bm25.metrics["f1"].model_dump() == f1
+    assert bm25.metrics["mrr"].model_dump() == {**f1, "ci95": [0.0, 1.0]}
     hit = bm25.metrics["hit@1"]
     assert hit.mean == pytest.approx(1 / 3)
     assert hit.median == 0.0
@@ -206,7 +209,10 @@ def test_report_holds_only_builtin_values() -> None:
 def test_json_numbers_are_plain() -> None:
     data = json.loads(sample_report().model_dump_json())
     assert data["agents"]["grep"]["latency_ms"]["p50"] == 2.0
-    assert list(data) == ["schema_version", "run", "agents", "cases", "invalid", "not_run"]
+    assert list(data) == [
+        "schema_version", "run", "agents", "comparisons", "power", "warnings", "breakdowns",
+        "cases", "invalid", "not_run",
+    ]  # fmt: skip
 
 
 def test_non_finite_numbers_are_rejected() -> None:

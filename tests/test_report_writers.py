@@ -166,11 +166,57 @@ def test_escape_cell_escapes_pipes_and_drops_newlines() -> None:
 def test_markdown_bolds_best_metric_ties_and_lowest_latency(report: RunReport) -> None:
     text = render_markdown(report, ["f1", "mrr"])
     good, twin, fast = (_table_row(text, a) for a in ("good", "twin", "fast"))
-    assert good[1:3] == ["**0.800 ± 0.000**", "**1.000 ± 0.000**"]
-    assert twin[1:3] == ["**0.800 ± 0.000**", "0.500 ± 0.000"]
-    assert fast[1] == "0.100 ± 0.141"
+    assert good[1:3] == ["**0.800 [0.800, 0.800]**", "**1.000 [1.000, 1.000]**"]
+    assert twin[1:3] == ["**0.800 [0.800, 0.800]**", "0.500 [0.500, 0.500]"]
+    # f1 of fast over [0.2, 0.0 (error)]: resampled means 0, 0.1, 0.2 with chances 1/4, 1/2, 1/4
+    assert fast[1] == "0.100 [0.000, 0.200]"
     assert (fast[3], good[3]) == ("**1.50**", "30.00")
     assert fast[5] == "1 / 1"
+
+
+def duel_report(n: int = 30) -> RunReport:
+    """Two agents on ``n`` cases: 'ace' always right (1.0), 'dud' always wrong (0.0)."""
+    cases = [case(f"c{i:02d}", "ace", 1.0, 1.0, 1.0) for i in range(n)]
+    cases += [case(f"c{i:02d}", "dud", 0.0, 0.0, 2.0) for i in range(n)]
+    return report_of(cases, ["ace", "dud"])
+
+
+def test_markdown_marks_a_significant_leader_and_bolds_significant_comparisons() -> None:
+    text = render_markdown(duel_report(), ["f1", "mrr"])
+    assert _table_row(text, "ace")[1:3] == ["**1.000 [1.000, 1.000]†**"] * 2
+    assert _table_row(text, "dud")[1] == "0.000 [0.000, 0.000]"
+    assert "† marks a best mean that is significantly better than the runner-up" in text
+    # 30 equal differences: p = 1 / 10,001; Holm over the 2 headline metrics of METRICS present
+    assert "| **f1** | **ace** | **dud** | **+1.000** | **[+1.000, +1.000]** | **0.0001** | **0.0002** |" in text
+    assert "Holm-corrected over all 2 tests of the run" in text
+
+
+def test_markdown_comparison_that_is_not_significant_is_plain(report: RunReport) -> None:
+    text = render_markdown(report, ["f1", "mrr"])
+    assert "| f1 | good | twin | +0.000 | [+0.000, +0.000] | 1.0000 | 1.0000 |" in text
+    assert not any("†" in cell for a in ("good", "twin", "fast") for cell in _table_row(text, a))
+
+
+def test_markdown_warns_about_too_few_paired_cases(report: RunReport) -> None:
+    text = render_markdown(report, ["f1"])
+    assert (
+        "- **Warning:** good vs twin: 1 paired case, too few to estimate the spread of their "
+        "differences"
+    ) in text
+
+
+def test_markdown_breakdowns_and_failures() -> None:
+    cases = [
+        case("c1", "a", 1.0, 1.0, 1.0, complexity="low"),
+        case("c2", "a", 0.0, 0.0, 3.0, complexity="high", failure_category="vocabulary_mismatch"),
+        case("c1", "b", 0.0, 0.0, 2.0, complexity="low", failure_category="other"),
+    ]
+    text = render_markdown(report_of(cases, ["a", "b"]), ["f1"])
+    assert "### By complexity" in text and "### By gold set" not in text
+    assert _table_row(text, "high") == ["high", "a", "1", "0.000 [0.000, 0.000]", "3.00"]
+    assert "| low | b | 1 | 0.000 [0.000, 0.000] | 2.00 |" in text
+    assert "| agent | other | vocabulary_mismatch | missed |" in text
+    assert _table_row(text.split("## Failures")[1], "a")[1:] == ["0", "1", "1"]
 
 
 def test_markdown_single_agent_has_no_bold() -> None:
@@ -194,10 +240,15 @@ def test_markdown_escapes_every_cell() -> None:
 def test_markdown_sections_and_methodology(report: RunReport) -> None:
     text = render_markdown(report, ["f1"])
     headings = [ln for ln in text.splitlines() if ln.startswith("#")]
-    assert headings == ["# Code search benchmark results", "## Results", "## Run", "## Methodology"]
+    assert headings == [
+        "# Code search benchmark results", "## Results", "## Comparisons", "## Run", "## Methodology",
+    ]  # fmt: skip
     assert "- Seed: 7" in text and "- Runs per case: 3" in text and "- Workers: 1" in text
+    assert "- Bootstrap resamples: 1000, significance level: 0.05" in text
+    assert "- F-beta: not computed" in text
     assert "timed 3 times with `time.perf_counter_ns`" in text
     assert "`precision@k`: relevant paths among the first k results, divided by k." in text
+    assert "n = ((z(1 − α/2) + z(0.8)) · sd / 0.05)²" in text
     assert "docs/metrics.md" in text
 
 
@@ -215,36 +266,65 @@ def test_write_markdown(tmp_path: Path, report: RunReport) -> None:
 # --- terminal ------------------------------------------------------------------------------
 
 
-def test_terminal_marks_best_with_star(report: RunReport) -> None:
-    header, good, twin, fast = render_terminal(report, ["f1", "mrr"], 200)
+def test_terminal_marks_best_with_star_and_shows_intervals(report: RunReport) -> None:
+    header, good, twin, fast, legend, *_ = render_terminal(report, ["f1", "mrr"], 200)
     assert header.split() == ["agent", "f1", "mrr", "p50", "ms", "p90", "ms", "ok/err"]
-    assert good.split() == ["good", "0.800*", "1.000*", "30.00", "30.00", "1/0"]
-    assert twin.split() == ["twin", "0.800*", "0.500", "20.00", "20.00", "1/0"]
-    assert fast.split() == ["fast", "0.100", "0.125", "1.50*", "1.50*", "1/1"]
+    assert good.split() == ["good", "0.800±0.00*", "1.000±0.00*", "30.00", "30.00", "1/0"]
+    assert twin.split() == ["twin", "0.800±0.00*", "0.500±0.00", "20.00", "20.00", "1/0"]
+    # fast: f1 0.1 in [0.0, 0.2]; mrr 0.125 in [0.0, 0.25], half-width 0.125 shown as 0.12
+    assert fast.split() == ["fast", "0.100±0.10", "0.125±0.12", "1.50*", "1.50*", "1/1"]
+    assert legend == "± half the 95% bootstrap interval; * best"
+
+
+def test_terminal_marks_a_significant_leader() -> None:
+    header, ace, dud, legend, *_ = render_terminal(duel_report(), ["f1", "mrr"], 200)
+    assert ace.split()[1:3] == ["1.000±0.00**", "1.000±0.00**"]
+    assert dud.split()[1:3] == ["0.000±0.00", "0.000±0.00"]
+    assert legend == (
+        "± half the 95% bootstrap interval; * best; "
+        "** best and significantly ahead of the runner-up (Holm p < 0.05)"
+    )
 
 
 def test_terminal_columns_line_up(report: RunReport) -> None:
     lines = render_terminal(report, ["f1", "mrr"], 200)
     stars = {line.index("*") for line in lines[1:3]}
-    assert stars == {lines[1].index("0.800*") + 5}
+    assert stars == {lines[1].index("0.800±0.00*") + 10}
+    assert len({len(line) for line in lines[:3]}) == 1
+
+
+def test_terminal_drops_intervals_before_columns(report: RunReport) -> None:
+    full = render_terminal(report, ["f1", "mrr"], 200)
+    compact = render_terminal(report, ["f1", "mrr"], len(full[0]) - 1)
+    assert compact[1].split()[:3] == ["good", "0.800*", "1.000*"]
+    assert compact[4] == "* best"
+    assert not any(line.startswith("omitted") for line in compact)
 
 
 def test_terminal_drops_trailing_metrics_that_do_not_fit(report: RunReport) -> None:
-    wide = render_terminal(report, ["f1", "mrr", "precision@5"], 200)
-    narrow = render_terminal(report, ["f1", "mrr", "precision@5"], len(wide[0]) - 5)
-    assert narrow[-1] == "omitted (terminal too narrow): precision@5"
-    assert all(len(line) <= len(wide[0]) - 5 for line in narrow[:-1])
+    metrics = ["f1", "mrr", "precision@5"]
+    compact = render_terminal(report, metrics, len(render_terminal(report, metrics, 200)[0]) - 1)
+    narrow = render_terminal(report, metrics, len(compact[0]) - 5)
+    assert narrow[4] == "omitted (terminal too narrow): precision@5"
+    assert all(len(line) <= len(compact[0]) - 5 for line in narrow[:4])
     assert "p50 ms" in narrow[0] and "ok/err" in narrow[0]
 
 
-def test_terminal_notes_invalid_and_not_run(report: RunReport) -> None:
+def test_terminal_notes_invalid_not_run_and_power(report: RunReport) -> None:
     report.invalid.append(InvalidEntry(goldset="flask", line=1, case_id=None, error="x"))
     report.not_run.append("flask.jsonl::c9[good]")
     lines = render_terminal(report, ["f1"], 120)
-    assert lines[-2:] == [
+    assert lines[-3:] == [
         "invalid gold-set entries: 1 (see summary.md)",
         "cases collected but never run: 1",
+        "warning: 3 agent pairs share too few cases to detect a difference of 0.05 with 80% power "
+        "(see summary.md)",
     ]
+
+
+def test_terminal_prints_a_single_power_warning_in_full() -> None:
+    lines = render_terminal(duel_report(5), ["f1"], 120)
+    assert lines[-1].startswith("warning: ace vs dud: 5 paired cases, about 6 needed")
 
 
 def test_writers_render_a_run_that_ran_nothing() -> None:

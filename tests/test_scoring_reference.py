@@ -8,9 +8,11 @@ import pytest
 
 from pytest_codesearch.scoring import (
     average_precision,
+    f_beta,
     hit_at_k,
     ndcg_at_k,
     precision_at_k,
+    r_precision,
     recall_at_k,
     reciprocal_rank,
     score_case,
@@ -33,7 +35,11 @@ TREC_NAMES = {
     **{f"ndcg@{k}": f"ndcg_cut_{k}" for k in KS},
     "mrr": "recip_rank",
     "map": "map",
+    "r_precision": "Rprec",
 }
+# our f_beta with beta = 2 is trec_eval's set_F with its parameter 4 = beta^2 (it multiplies P by it)
+F_BETA = 2.0
+TREC_F_BETA = "set_F.4"
 
 # pytrec_eval returns doubles computed with the same operations in the same order as ours: on these
 # cases the largest difference is exactly 0. 1e-15 (about 9 ulps at 1.0) only absorbs a trec_eval build
@@ -74,8 +80,13 @@ def trec(cases: dict[str, Case]) -> dict[str, dict[str, float]]:
         for qid, (ranked, _) in cases.items()
     }
     evaluated = pytrec_eval.RelevanceEvaluator(qrels, set(TREC_NAMES.values())).evaluate(run)
+    # a parameterised measure comes back under its bare name: ask for it on its own
+    weighted = pytrec_eval.RelevanceEvaluator(qrels, {TREC_F_BETA}).evaluate(run)
     zeros = dict.fromkeys(TREC_NAMES.values(), 0.0)
-    return {qid: evaluated.get(qid, zeros) for qid in cases}
+    return {
+        qid: {**evaluated.get(qid, zeros), TREC_F_BETA: weighted.get(qid, {"set_F": 0.0})["set_F"]}
+        for qid in cases
+    }
 
 
 def test_cases_cover_the_edges(cases: dict[str, Case]) -> None:
@@ -87,14 +98,32 @@ def test_cases_cover_the_edges(cases: dict[str, Case]) -> None:
 
 def test_score_case_equals_trec_eval(cases: dict[str, Case], trec: dict[str, dict[str, float]]) -> None:
     for qid, (ranked, relevance) in cases.items():
-        ours = score_case(ranked, relevance, ks=KS)
+        ours = score_case(ranked, relevance, ks=KS, f_beta=F_BETA)
         theirs = {name: trec[qid][measure] for name, measure in TREC_NAMES.items()}
-        assert {name: ours[name] for name in TREC_NAMES} == pytest.approx(theirs, abs=TOLERANCE, rel=0), qid
+        theirs["f_beta"] = trec[qid][TREC_F_BETA]
+        assert {name: ours[name] for name in theirs} == pytest.approx(theirs, abs=TOLERANCE, rel=0), qid
+
+
+def test_trec_eval_has_no_all_hit_or_recall_cap_but_they_follow_from_recall(
+    cases: dict[str, Case], trec: dict[str, dict[str, float]]
+) -> None:
+    # all_hit@k is recall_k == 1; recall_cap@k rescales recall_k by R / min(k, R)
+    for qid, (ranked, relevance) in cases.items():
+        ours = score_case(ranked, relevance, ks=KS)
+        n = len(relevance)
+        for k in KS:
+            recall_k = trec[qid][f"recall_{k}"]
+            assert ours[f"all_hit@{k}"] == (1.0 if recall_k == 1.0 else 0.0), qid
+            assert ours[f"recall_cap@{k}"] == pytest.approx(recall_k * n / min(k, n), abs=TOLERANCE), qid
 
 
 def test_metric_functions_equal_trec_eval(cases: dict[str, Case], trec: dict[str, dict[str, float]]) -> None:
     for qid, (ranked, relevance) in cases.items():
-        ours = {"recip_rank": reciprocal_rank(ranked, relevance), "map": average_precision(ranked, relevance)}
+        ours = {
+            "recip_rank": reciprocal_rank(ranked, relevance),
+            "map": average_precision(ranked, relevance),
+            "Rprec": r_precision(ranked, relevance),
+        }
         for k in KS:
             ours[f"P_{k}"] = precision_at_k(ranked, relevance, k)
             ours[f"recall_{k}"] = recall_at_k(ranked, relevance, k)
@@ -102,3 +131,6 @@ def test_metric_functions_equal_trec_eval(cases: dict[str, Case], trec: dict[str
             ours[f"ndcg_cut_{k}"] = ndcg_at_k(ranked, relevance, k)
         theirs = {measure: trec[qid][measure] for measure in ours}
         assert ours == pytest.approx(theirs, abs=TOLERANCE, rel=0), qid
+        found = sum(1 for doc in ranked if doc in relevance)
+        weighted = f_beta(found / len(ranked) if ranked else 0.0, found / len(relevance), F_BETA)
+        assert weighted == pytest.approx(trec[qid][TREC_F_BETA], abs=TOLERANCE, rel=0), qid

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from pytest_codesearch.scoring import f1, partial_credit, precision, recall, score_case, set_scores
+from pytest_codesearch.scoring import f1, f_beta, partial_credit, precision, recall, score_case, set_scores
 from pytest_codesearch.scoring.sets import SetScores
 
 
@@ -118,3 +118,28 @@ def test_k_truncates_only_the_set_metrics(
 def test_k_must_be_positive() -> None:
     with pytest.raises(ValueError, match="k must be a positive integer"):
         score_case(["a.py"], TWO, k=0)
+
+
+# precision, recall, beta, F-beta = (1 + b^2) P R / (b^2 P + R)
+F_BETA_TABLE = [
+    pytest.param(0.5, 1 / 3, 1.0, rounded(2, 5), id="beta-1-is-f1"),
+    pytest.param(0.5, 1 / 3, 2.0, rounded(5, 14), id="beta-2-leans-to-recall"),
+    pytest.param(0.5, 1 / 3, 0.5, rounded(5, 11), id="beta-half-leans-to-precision"),
+    pytest.param(0.5, 1 / 3, 0.0, 0.5, id="beta-0-is-precision"),
+    pytest.param(1.0, 1.0, 3.0, 1.0, id="perfect"),
+    pytest.param(0.0, 0.0, 2.0, 0.0, id="nothing-found"),
+    pytest.param(0.0, 0.0, 0.0, 0.0, id="nothing-found-beta-0"),
+]
+
+
+@pytest.mark.parametrize(("p", "r", "beta", "expected"), F_BETA_TABLE)
+def test_f_beta_matches_hand_values(p: float, r: float, beta: float, expected: Any) -> None:
+    assert f_beta(p, r, beta) == expected
+
+
+def test_score_case_adds_f_beta_over_the_same_list_as_f1() -> None:
+    # top 2 of NOISY: x.py and src/flask/app.py, so P = 1/2 and R = 1/3 against the three FLASK files
+    scores = score_case(NOISY, FLASK, k=2, directories=DIRS, f_beta=2.0)
+    assert (scores["precision"], scores["recall"], scores["f_beta"]) == (0.5, 1 / 3, rounded(5, 14))
+    assert list(scores)[:5] == [*SET_NAMES, "f_beta"]
+    assert "f_beta" not in score_case(NOISY, FLASK, k=2, directories=DIRS)

@@ -13,7 +13,13 @@ the mean document length::
 
 A query token repeated counts again, and unknown tokens add nothing, as in ``BM25Okapi``;
 ``tests/test_builtin_search_agents.py`` checks the scores equal ``BM25Okapi.get_scores`` on a
-random corpus.
+random corpus. ``mean(idf)`` is summed by distinct document frequency (every term of one ``df`` has
+the same idf), so it does not depend on term order: an index derived from another snapshot's
+scores exactly as one built from scratch.
+
+Indexing a snapshot reuses the work of earlier ones (:func:`~pytest_codesearch.agents.corpus.index_snapshot`):
+per-blob token counts from a process-wide cache, and the postings of a recent snapshot that shares
+most files.
 """
 
 from __future__ import annotations
@@ -21,40 +27,46 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 import numpy.typing as npt
 
 from pytest_codesearch.agents.contract import RetrievalResult
-from pytest_codesearch.agents.corpus import IndexCache, TokenCorpus, index_directory, rank_files
+from pytest_codesearch.agents.corpus import IndexCache, TokenCorpus, index_snapshot, rank_files
+from pytest_codesearch.agents.tokencache import TokenCache, shared_token_cache
 from pytest_codesearch.agents.tokenize import tokenize
 
 
 @dataclass(frozen=True, eq=False)
 class Bm25Index:
-    """A corpus with its term idf and, for each posting, the BM25 weight of its count."""
+    """A corpus with the idf of each term and each document's length normaliser ``k1 * (1 - b + b * len / avgdl)``."""
 
     corpus: TokenCorpus
     idf: npt.NDArray[np.float64]
-    weights: npt.NDArray[np.float64]
+    norm: npt.NDArray[np.float64]
+    k1: float
 
 
 def build_bm25_index(
     corpus: TokenCorpus, k1: float = 1.5, b: float = 0.75, epsilon: float = 0.25
 ) -> Bm25Index:
-    """Return the idf of each term and the BM25 weight of each posting's count (module docstring)."""
+    """Return the idf of each term and the length normaliser of each document (module docstring)."""
     n_docs = len(corpus.paths)
     df = corpus.document_frequencies()
     idf = np.log(n_docs - df + 0.5) - np.log(df + 0.5)
-    if len(idf):
-        idf[idf < 0] = epsilon * idf.mean()
+    present = df[df > 0]
+    if len(present):
+        # mean(idf) over the corpus's terms, summed by distinct df: independent of term ids.
+        by_df = np.bincount(present).astype(np.float64)
+        values = np.log(n_docs - np.arange(len(by_df)) + 0.5) - np.log(np.arange(len(by_df)) + 0.5)
+        mean_idf = float(np.sum(by_df * values)) / len(present)
+        idf[idf < 0] = epsilon * mean_idf
     total = int(corpus.doc_lengths.sum())
     # With no tokens at all there are no postings to weigh; avoid dividing by a zero avgdl.
     avgdl = total / n_docs if total else 1.0
-    norm = k1 * (1 - b + b * corpus.doc_lengths / avgdl)
-    tf = corpus.term_freqs
-    weights = tf * (k1 + 1) / (tf + norm[corpus.doc_ids])
-    return Bm25Index(corpus=corpus, idf=idf, weights=weights)
+    norm = (k1 * (1 - b + b * corpus.doc_lengths / avgdl)).astype(np.float64)
+    return Bm25Index(corpus=corpus, idf=idf, norm=norm, k1=k1)
 
 
 def bm25_scores(index: Bm25Index, query_tokens: Sequence[str]) -> npt.NDArray[np.float64]:
@@ -62,11 +74,10 @@ def bm25_scores(index: Bm25Index, query_tokens: Sequence[str]) -> npt.NDArray[np
     corpus = index.corpus
     scores = np.zeros(len(corpus.paths), dtype=np.float64)
     for token in query_tokens:
-        term_id = corpus.vocabulary.get(token)
-        if term_id is None:
-            continue
-        start, end = corpus.indptr[term_id], corpus.indptr[term_id + 1]
-        scores[corpus.doc_ids[start:end]] += index.idf[term_id] * index.weights[start:end]
+        doc_ids, tf = corpus.postings(token)
+        if len(doc_ids):
+            weights = tf * (index.k1 + 1) / (tf + index.norm[doc_ids])
+            scores[doc_ids] += index.idf[corpus.vocabulary[token]] * weights
     return scores
 
 
@@ -75,8 +86,13 @@ class BM25Agent:
 
     A file is the document ``tokenize(text) + path_tokens(path) * path_weight``, so words of its
     path count ``path_weight`` times. Answers hold at most ``top_n`` files, all scoring above
-    zero, best first, ties by path. Indexes are kept per directory for the life of the agent.
+    zero, best first, ties by path. The last ``cached_indexes`` indexes are kept by directory;
+    token counts are shared with the other built-in agents through ``token_cache``.
     """
+
+    needs_directory: ClassVar[bool] = False
+    """The harness may hand this agent a snapshot whose directory is not written yet: it reads the
+    manifest beside it and blobs from the repository (see ``agents/snapshot_files.py``)."""
 
     def __init__(
         self,
@@ -85,6 +101,8 @@ class BM25Agent:
         path_weight: int = 3,
         top_n: int = 100,
         max_bytes: int = 1_000_000,
+        cached_indexes: int = 4,
+        token_cache: TokenCache | None = None,
     ) -> None:
         if path_weight < 0 or top_n < 1:
             raise ValueError(
@@ -95,12 +113,14 @@ class BM25Agent:
         self.path_weight = path_weight
         self.top_n = top_n
         self.max_bytes = max_bytes
-        self._cache: IndexCache[Bm25Index] = IndexCache(self._build)
+        self.token_cache = shared_token_cache() if token_cache is None else token_cache
+        self._cache: IndexCache[Bm25Index] = IndexCache(self._build, cached_indexes)
         self._index: Bm25Index | None = None
 
     def _build(self, directory: Path) -> Bm25Index:
         """Return the BM25 index of ``directory`` (the cache calls this once per directory)."""
-        corpus = index_directory(directory, self.path_weight, self.max_bytes)
+        bases = [index.corpus for index in self._cache.recent()]
+        corpus = index_snapshot(directory, self.path_weight, self.max_bytes, self.token_cache, bases)
         return build_bm25_index(corpus, self.k1, self.b)
 
     @property

@@ -1,86 +1,61 @@
-"""The files a built-in agent searches: reading them, counting their tokens, caching the index.
+"""The files a built-in agent searches: their token postings, built once and derived per snapshot.
 
-:func:`iter_text_files` lists the text files of a directory, :func:`build_token_corpus` turns
-their token counts into postings, :func:`rank_files` turns per-file scores into an answer, and
-:class:`IndexCache` keeps one index per directory so a second ``initialize`` is nearly free.
+:class:`TokenCorpus` holds the postings of a snapshot's text files. :func:`index_snapshot` builds one
+for a directory from per-blob token counts (:mod:`~pytest_codesearch.agents.tokencache`), reading and
+tokenising only blobs not seen before in the process, and, given the corpus of a snapshot that shares
+most files, derives the new postings from it instead of sorting them all again.
+:func:`rank_files` turns per-file scores into an answer, and :class:`IndexCache` keeps the last few
+indexes of an agent by directory so that returning to a snapshot is free.
 """
 
 from __future__ import annotations
 
 import os
-from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, Union
 
 import numpy as np
 import numpy.typing as npt
 
 from pytest_codesearch.agents.contract import RetrievalResult
+from pytest_codesearch.agents.snapshot_files import SnapshotFile, list_snapshot, walk_files
+from pytest_codesearch.agents.tokencache import IdArray, TokenCache, decode_text, document_arrays
 from pytest_codesearch.agents.tokenize import count_tokens, path_tokens
 
-SNIFF_BYTES = 8192
-"""A NUL byte among a file's first ``SNIFF_BYTES`` bytes marks it binary."""
-
-MAX_REPLACEMENT_RATIO = 0.3
-"""A file whose UTF-8 decoding is more than this fraction of U+FFFD characters is binary."""
-
 IndexT = TypeVar("IndexT")
+Int64Array = npt.NDArray[np.int64]
+Document = tuple[IdArray, IdArray]
+Source = Union[int, Document]
+"""Where a document of a derived corpus comes from: a document number of the base, or new arrays."""
+
+DERIVE_MIN_SHARED = 0.5
+"""A snapshot is derived from a base corpus when at least this fraction of its files are in the base."""
 
 
 def iter_text_files(root: Path, max_bytes: int = 1_000_000) -> Iterator[tuple[str, str]]:
     """Yield ``(posix path relative to root, text)`` for each text file under ``root``, by path.
 
     Skipped: anything named ``.git`` (the directory, or the file a worktree or submodule has),
-    symbolic links, files larger than ``max_bytes``, files that cannot be read, and binary files:
-    a NUL byte in the first :data:`SNIFF_BYTES` bytes, or more than :data:`MAX_REPLACEMENT_RATIO`
-    of the text being U+FFFD once decoded as UTF-8 with ``errors="replace"``. Paths are sorted as
-    strings, so the order does not depend on the file system.
+    symbolic links, files larger than ``max_bytes``, files that cannot be read, and binary files
+    (:func:`~pytest_codesearch.agents.tokencache.decode_text`). Paths are sorted as strings, so
+    the order does not depend on the file system.
     """
     if not root.is_dir():
         raise NotADirectoryError(f"{root}: not a directory; pass the repository checkout to search")
-    for relative, full in sorted(_walk(root)):
-        text = _read_text(full, max_bytes)
-        if text is not None:
-            yield relative, text
-
-
-def _walk(root: Path) -> list[tuple[str, str]]:
-    """Return ``(relative posix path, full path)`` for the regular files under ``root``."""
-    found: list[tuple[str, str]] = []
-    pending = [(os.fspath(root), "")]
-    while pending:
-        directory, prefix = pending.pop()
+    for relative, full in sorted(walk_files(root)):
         try:
-            entries = list(os.scandir(directory))
+            if os.stat(full, follow_symlinks=False).st_size > max_bytes:
+                continue
+            with open(full, "rb") as stream:
+                text = decode_text(stream.read())
         except OSError:
             continue
-        for entry in entries:
-            if entry.name == ".git" or entry.is_symlink():
-                continue
-            if entry.is_dir(follow_symlinks=False):
-                pending.append((entry.path, f"{prefix}{entry.name}/"))
-            elif entry.is_file(follow_symlinks=False):
-                found.append((prefix + entry.name, entry.path))
-    return found
-
-
-def _read_text(path: str, max_bytes: int) -> str | None:
-    """Return the text of the file at ``path``, or None if it is too large, unreadable or binary."""
-    try:
-        if os.stat(path, follow_symlinks=False).st_size > max_bytes:
-            return None
-        with open(path, "rb") as stream:
-            data = stream.read()
-    except OSError:
-        return None
-    if b"\0" in data[:SNIFF_BYTES]:
-        return None
-    text = data.decode("utf-8", errors="replace")
-    if text.count("\ufffd") > MAX_REPLACEMENT_RATIO * len(text):
-        return None
-    return text
+        if text is not None:
+            yield relative, text
 
 
 def document_counts(path: str, text: str, path_weight: int) -> Counter[str]:
@@ -99,71 +74,177 @@ def document_counts(path: str, text: str, path_weight: int) -> Counter[str]:
 class TokenCorpus:
     """Term postings of a list of documents, in compressed sparse row form.
 
-    Term ids follow the order in which terms first occur (document by document, each document's
-    counts in key order). The postings of term ``t`` are positions ``indptr[t]:indptr[t + 1]`` of
-    ``doc_ids`` (ascending) and ``term_freqs``.
+    The postings of term id ``t`` are positions ``indptr[t]:indptr[t + 1]`` of ``doc_ids`` and
+    ``term_freqs``, each document at most once. ``vocabulary`` may be shared with other corpora and
+    hold more terms than ``indptr`` covers. ``blobs``, when known, gives each document's blob id.
     """
 
     paths: tuple[str, ...]
-    vocabulary: dict[str, int]
-    doc_lengths: npt.NDArray[np.int64]
-    indptr: npt.NDArray[np.int64]
-    doc_ids: npt.NDArray[np.int64]
-    term_freqs: npt.NDArray[np.int64]
+    vocabulary: Mapping[str, int]
+    doc_lengths: Int64Array
+    indptr: Int64Array
+    doc_ids: IdArray
+    term_freqs: IdArray
+    blobs: tuple[str, ...] | None = None
 
-    def postings(self, term: str) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    def postings(self, term: str) -> tuple[IdArray, IdArray]:
         """Return the documents containing ``term`` and its count in each (empty if unknown)."""
         term_id = self.vocabulary.get(term)
-        if term_id is None:
+        if term_id is None or term_id + 1 >= len(self.indptr):
             return self.doc_ids[:0], self.term_freqs[:0]
         start, end = self.indptr[term_id], self.indptr[term_id + 1]
         return self.doc_ids[start:end], self.term_freqs[start:end]
 
-    def document_frequencies(self) -> npt.NDArray[np.int64]:
-        """Return, for each term id, the number of documents that contain the term."""
+    def document_frequencies(self) -> Int64Array:
+        """Return, for each term id ``indptr`` covers, the number of documents that contain it."""
         return np.diff(self.indptr)
 
+    @cached_property
+    def keys(self) -> dict[tuple[str, str], int]:
+        """Return the document number of each ``(path, blob id)`` (empty when blobs are unknown)."""
+        if self.blobs is None:
+            return {}
+        return {key: number for number, key in enumerate(zip(self.paths, self.blobs))}
 
-def build_token_corpus(documents: Iterable[tuple[str, Counter[str]]]) -> TokenCorpus:
-    """Return the postings of ``(path, token counts)`` documents, kept in the order given."""
-    paths: list[str] = []
-    vocabulary: dict[str, int] = {}
-    term_chunks: list[npt.NDArray[np.int64]] = []
-    freq_chunks: list[npt.NDArray[np.int64]] = []
-    for path, counts in documents:
-        paths.append(path)
-        term_ids = [vocabulary.setdefault(term, len(vocabulary)) for term in counts]
-        term_chunks.append(np.array(term_ids, dtype=np.int64))
-        freq_chunks.append(np.fromiter(counts.values(), dtype=np.int64, count=len(counts)))
-    term_ids_all = np.concatenate(term_chunks) if term_chunks else np.zeros(0, np.int64)
-    freqs_all = np.concatenate(freq_chunks) if freq_chunks else np.zeros(0, np.int64)
-    sizes = np.array([len(chunk) for chunk in term_chunks], dtype=np.int64)
-    doc_ids_all = np.repeat(np.arange(len(paths), dtype=np.int64), sizes)
-    order = np.argsort(term_ids_all, kind="stable")
-    indptr = np.zeros(len(vocabulary) + 1, dtype=np.int64)
-    np.cumsum(np.bincount(term_ids_all, minlength=len(vocabulary)), out=indptr[1:])
+
+def corpus_from_documents(
+    paths: Sequence[str], documents: Sequence[Document], vocabulary: Mapping[str, int], blobs: Sequence[str] | None
+) -> TokenCorpus:
+    """Return the postings of ``documents`` (term ids into ``vocabulary``, counts), in the order given."""
+    sizes = np.array([len(ids) for ids, _ in documents], dtype=np.int64)
+    term_ids = _concatenate([ids for ids, _ in documents])
+    freqs = _concatenate([counts for _, counts in documents])
+    doc_ids = np.repeat(np.arange(len(documents), dtype=np.int32), sizes)
+    order = np.argsort(term_ids, kind="stable")
     return TokenCorpus(
         paths=tuple(paths),
         vocabulary=vocabulary,
-        doc_lengths=np.array([chunk.sum() for chunk in freq_chunks], dtype=np.int64),
-        indptr=indptr,
-        doc_ids=doc_ids_all[order],
-        term_freqs=freqs_all[order],
+        doc_lengths=_lengths(doc_ids, freqs, len(documents)),
+        indptr=_indptr(term_ids, len(vocabulary)),
+        doc_ids=doc_ids[order],
+        term_freqs=freqs[order],
+        blobs=None if blobs is None else tuple(blobs),
     )
 
 
-def index_directory(root: Path, path_weight: int, max_bytes: int) -> TokenCorpus:
-    """Return the postings of the text files under ``root`` (see :func:`document_counts`)."""
-    return build_token_corpus(
-        (path, document_counts(path, text, path_weight))
-        for path, text in iter_text_files(root, max_bytes)
+def build_token_corpus(documents: Iterable[tuple[str, Counter[str]]]) -> TokenCorpus:
+    """Return the postings of ``(path, token counts)`` documents, kept in the order given.
+
+    Term ids follow the order in which terms first occur, document by document.
+    """
+    paths: list[str] = []
+    vocabulary: dict[str, int] = {}
+    arrays: list[Document] = []
+    for path, counts in documents:
+        paths.append(path)
+        ids = [vocabulary.setdefault(term, len(vocabulary)) for term in counts]
+        arrays.append((np.array(ids, dtype=np.int32), np.fromiter(counts.values(), np.int32, len(counts))))
+    return corpus_from_documents(paths, arrays, vocabulary, None)
+
+
+def derive_corpus(
+    base: TokenCorpus, paths: Sequence[str], blobs: Sequence[str], sources: Sequence[Source]
+) -> TokenCorpus:
+    """Return the corpus of ``paths`` whose documents are documents of ``base`` or new arrays.
+
+    ``sources[j]`` is the base document number of document ``j``, or its own (term ids, counts).
+    The base's postings are filtered and renumbered and the new ones inserted, without sorting all
+    postings again; the result has the postings of :func:`corpus_from_documents` on the same
+    documents, in another order within each term (which no score depends on).
+    """
+    kept_new = np.array([j for j, s in enumerate(sources) if isinstance(s, int)], dtype=np.int64)
+    kept_old = np.array([s for s in sources if isinstance(s, int)], dtype=np.int64)
+    added = [(j, s) for j, s in enumerate(sources) if not isinstance(s, int)]
+    renumber = np.full(len(base.paths), -1, dtype=np.int32)
+    renumber[kept_old] = kept_new
+    new_docs = renumber[base.doc_ids]
+    keep = new_docs >= 0
+    base_terms = np.repeat(np.arange(len(base.indptr) - 1, dtype=np.int32), np.diff(base.indptr))[keep]
+    add_terms = _concatenate([ids for _, (ids, _) in added])
+    add_freqs = _concatenate([counts for _, (_, counts) in added])
+    add_docs = np.repeat(np.array([j for j, _ in added], dtype=np.int32), [len(ids) for _, (ids, _) in added])
+    order = np.argsort(add_terms, kind="stable")
+    at = np.searchsorted(base_terms, add_terms[order], side="right")
+    vocabulary_size = len(base.vocabulary)
+    lengths = np.zeros(len(paths), dtype=np.int64)
+    lengths[kept_new] = base.doc_lengths[kept_old]
+    lengths[[j for j, _ in added]] = [int(counts.sum()) for _, (_, counts) in added]
+    return TokenCorpus(
+        paths=tuple(paths),
+        vocabulary=base.vocabulary,
+        doc_lengths=lengths,
+        indptr=_indptr(np.concatenate([base_terms, add_terms]), vocabulary_size),
+        doc_ids=np.insert(new_docs[keep], at, add_docs[order]),
+        term_freqs=np.insert(base.term_freqs[keep], at, add_freqs[order]),
+        blobs=tuple(blobs),
     )
+
+
+def _concatenate(arrays: Sequence[IdArray]) -> IdArray:
+    return np.concatenate(arrays).astype(np.int32, copy=False) if arrays else np.zeros(0, np.int32)
+
+
+def _indptr(term_ids: IdArray, vocabulary_size: int) -> Int64Array:
+    indptr = np.zeros(vocabulary_size + 1, dtype=np.int64)
+    np.cumsum(np.bincount(term_ids, minlength=vocabulary_size), out=indptr[1:])
+    return indptr
+
+
+def _lengths(doc_ids: IdArray, freqs: IdArray, count: int) -> Int64Array:
+    """Return the summed counts of each document (exact: float64 holds integers up to 2**53)."""
+    return np.bincount(doc_ids, weights=freqs, minlength=count).astype(np.int64)
+
+
+def index_snapshot(
+    root: Path, path_weight: int, max_bytes: int, cache: TokenCache, bases: Iterable[TokenCorpus] = ()
+) -> TokenCorpus:
+    """Return the postings of the text files of ``root``, each counted as in :func:`document_counts`.
+
+    Blob contents are read and tokenised only when ``cache`` lacks them. When one of ``bases`` (built
+    with the same ``path_weight`` and ``max_bytes`` over ``cache``'s vocabulary) holds at least
+    :data:`DERIVE_MIN_SHARED` of the files, the corpus is derived from the one sharing most.
+    """
+    cache.trim()
+    listing = list_snapshot(root, max_bytes)
+    base = _best_base(bases, cache, listing.files)
+    known = base.keys if base is not None else {}
+    paths: list[str] = []
+    blobs: list[str] = []
+    sources: list[Source] = []
+    for file in listing.files:
+        number = known.get((file.path, file.blob))
+        if number is None:
+            text = cache.tokens(file.blob, lambda file=file: listing.read(file))  # type: ignore[misc]
+            if text is None:
+                continue
+            sources.append(document_arrays(cache, text, file.path, path_weight))
+        else:
+            sources.append(number)
+        paths.append(file.path)
+        blobs.append(file.blob)
+    if base is not None:
+        return derive_corpus(base, paths, blobs, sources)
+    return corpus_from_documents(paths, [s for s in sources if not isinstance(s, int)], cache.vocabulary, blobs)
+
+
+def _best_base(bases: Iterable[TokenCorpus], cache: TokenCache, files: Sequence[SnapshotFile]) -> TokenCorpus | None:
+    """Return the base sharing most ``(path, blob)`` pairs with ``files``, if it shares enough."""
+    best: TokenCorpus | None = None
+    best_shared = DERIVE_MIN_SHARED * len(files)
+    for base in bases:
+        if base.vocabulary is not cache.vocabulary or base.blobs is None:
+            continue
+        keys = base.keys
+        shared = sum((f.path, f.blob) in keys for f in files)
+        if shared >= best_shared and shared > 0:
+            best, best_shared = base, shared
+    return best
 
 
 def rank_files(paths: Sequence[str], scores: npt.NDArray[np.float64], top_n: int) -> RetrievalResult:
     """Return the files scoring above zero, best first, ties in ``paths`` order, at most ``top_n``.
 
-    ``paths`` come sorted from :func:`iter_text_files`, so ties are broken by path.
+    A corpus lists its paths sorted, so ties are broken by path.
     """
     candidates = np.flatnonzero(scores > 0)
     best = candidates[np.argsort(-scores[candidates], kind="stable")][:top_n]
@@ -171,24 +252,36 @@ def rank_files(paths: Sequence[str], scores: npt.NDArray[np.float64], top_n: int
 
 
 class IndexCache(Generic[IndexT]):
-    """The indexes one agent has built, keyed by the resolved directory each one covers.
+    """The last ``capacity`` indexes one agent has built, keyed by the resolved directory each covers.
 
-    A directory is indexed once per cache: the harness hands agents immutable snapshot
-    directories, so a later change to the files of an indexed directory is not noticed.
+    A directory is indexed once while it stays cached: the harness hands agents immutable snapshot
+    directories, so a later change to the files of an indexed directory is not noticed. The least
+    recently used index is dropped first; each holds a corpus (about 8 bytes a posting).
     """
 
-    def __init__(self, build: Callable[[Path], IndexT]) -> None:
+    def __init__(self, build: Callable[[Path], IndexT], capacity: int = 4) -> None:
+        if capacity < 1:
+            raise ValueError(f"IndexCache needs capacity >= 1, got {capacity}")
         self._build = build
-        self._indexes: dict[Path, IndexT] = {}
+        self.capacity = capacity
+        self._indexes: OrderedDict[Path, IndexT] = OrderedDict()
 
     def get(self, directory: str | os.PathLike[str]) -> IndexT:
-        """Return the index of ``directory``, building it on first use."""
+        """Return the index of ``directory``, building it unless it is cached."""
         key = Path(directory).resolve()
         index = self._indexes.get(key)
         if index is None:
-            index = self._indexes[key] = self._build(key)
+            index = self._build(key)
+            self._indexes[key] = index
+            while len(self._indexes) > self.capacity:
+                self._indexes.popitem(last=False)
+        self._indexes.move_to_end(key)
         return index
 
+    def recent(self) -> list[IndexT]:
+        """Return the cached indexes, most recently used first."""
+        return list(reversed(self._indexes.values()))
+
     def __len__(self) -> int:
-        """Return the number of directories indexed so far."""
+        """Return the number of directories indexed and still cached."""
         return len(self._indexes)

@@ -2,19 +2,22 @@
 
 A file's score is the sum, over the distinct tokens of the query, of the number of times the
 token occurs among the file's tokens: those of its text and, once, those of its path. Files
-scoring zero are left out; the rest come best first, ties by path.
+scoring zero are left out; the rest come best first, ties by path. Indexing reuses earlier work as
+the BM25 agent does (:func:`~pytest_codesearch.agents.corpus.index_snapshot`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 import numpy.typing as npt
 
 from pytest_codesearch.agents.contract import RetrievalResult
-from pytest_codesearch.agents.corpus import IndexCache, TokenCorpus, index_directory, rank_files
+from pytest_codesearch.agents.corpus import IndexCache, TokenCorpus, index_snapshot, rank_files
+from pytest_codesearch.agents.tokencache import TokenCache, shared_token_cache
 from pytest_codesearch.agents.tokenize import tokenize
 
 
@@ -30,17 +33,27 @@ def keyword_scores(corpus: TokenCorpus, query_tokens: Sequence[str]) -> npt.NDAr
 class KeywordAgent:
     """Rank the files of a directory by occurrences of the query's tokens (see the module)."""
 
-    def __init__(self, top_n: int = 100, max_bytes: int = 1_000_000) -> None:
+    needs_directory: ClassVar[bool] = False
+    """The harness may hand this agent a snapshot whose directory is not written yet (see ``BM25Agent``)."""
+
+    def __init__(
+        self,
+        top_n: int = 100,
+        max_bytes: int = 1_000_000,
+        cached_indexes: int = 4,
+        token_cache: TokenCache | None = None,
+    ) -> None:
         if top_n < 1:
             raise ValueError(f"KeywordAgent needs top_n >= 1, got {top_n}")
         self.top_n = top_n
         self.max_bytes = max_bytes
-        self._cache: IndexCache[TokenCorpus] = IndexCache(self._build)
+        self.token_cache = shared_token_cache() if token_cache is None else token_cache
+        self._cache: IndexCache[TokenCorpus] = IndexCache(self._build, cached_indexes)
         self._index: TokenCorpus | None = None
 
     def _build(self, directory: Path) -> TokenCorpus:
         """Return the token postings of ``directory`` (the cache calls this once per directory)."""
-        return index_directory(directory, path_weight=1, max_bytes=self.max_bytes)
+        return index_snapshot(directory, 1, self.max_bytes, self.token_cache, self._cache.recent())
 
     @property
     def index(self) -> TokenCorpus:

@@ -16,6 +16,7 @@ from pydantic import (
     Field,
     GetJsonSchemaHandler,
     JsonValue,
+    StrictBool,
     StrictInt,
     StrictStr,
     ValidationInfo,
@@ -238,6 +239,17 @@ class TestCase(BaseModel):
     complexity: NonBlank | None = Field(default=None, description="Free label, e.g. low, medium, high.")
     category: NonBlank | None = Field(default=None, description="Free label for grouping results.")
     timestamp: Timestamp | None = None
+    added_files: list[RepoPath] = Field(
+        default_factory=list, description="Mined: files the commit added (absent from base_commit, so not scored)."
+    )
+    query_source: NonBlank | None = Field(
+        default=None, description="Mined: who wrote the query: 'rules', 'hook', or 'rules (hook failed: ...)'."
+    )
+    leaky: StrictBool | None = Field(
+        default=None, description="Mined: true when the query names a ground-truth file (dropped by default)."
+    )
+    rule: NonBlank | None = Field(default=None, description="Mined: the rule that classified the commit's category.")
+    commit_message: StrictStr | None = Field(default=None, description="Mined: the commit's message, as written.")
     tags: list[NonBlank] = Field(default_factory=list, description="Free labels for selecting cases.")
     hard_negatives: list[NonBlank] = Field(
         default_factory=list,

@@ -2,9 +2,12 @@
 
 The directory ``<cache_dir>/<tree_id>/`` holds the tree's regular files and nothing else (no ``.git``,
 no symlinks, no submodules). Its manifest ``<cache_dir>/<tree_id>.json`` lists every file with its blob id
-and size, and every entry that was left out with the reason. Several processes may ask for the same tree
-at once: each builds in its own temporary directory beside the target and renames it into place, so a
-reader sees either no directory or a complete one (PITFALLS 23).
+and size, every entry that was left out with the reason, and the repository the blobs can be read from.
+Several processes may ask for the same tree at once: each builds in its own temporary directory beside the
+target and renames it into place, so a reader sees either no directory or a complete one (PITFALLS 23).
+
+:func:`list_tree` gives the same listing without writing any file (about 1 ms for 2,000 files, against
+about 1 ms *a file* to write them): a manifest may exist before, or without, its directory.
 """
 
 from __future__ import annotations
@@ -13,14 +16,15 @@ import json
 import os
 import shutil
 import tempfile
-from collections import Counter
+from collections import Counter, OrderedDict
+from collections.abc import MutableMapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
 import pygit2
 
-MANIFEST_VERSION = 1
+MANIFEST_VERSION = 2
 
 _TYPE_MASK = 0o170000
 _TREE = 0o040000
@@ -61,11 +65,15 @@ class SkippedEntry:
 
 @dataclass(frozen=True)
 class TreeListing:
-    """What a materialised tree holds: its files and the entries that were skipped."""
+    """What a materialised tree holds: its files and the entries that were skipped.
+
+    ``repository`` is the git directory the listing was read from (where its blobs can be read), or None.
+    """
 
     tree_id: str
     files: tuple[ManifestFile, ...]
     skipped: tuple[SkippedEntry, ...] = ()
+    repository: str | None = None
 
     def skipped_counts(self) -> dict[str, int]:
         """Return how many entries were skipped for each reason."""
@@ -116,7 +124,75 @@ def _write_tree(repo: pygit2.Repository, tree: pygit2.Tree, root: Path) -> TreeL
     writer = _TreeWriter(repo)
     with _Directory.open(str(root)) as directory:
         writer.write(tree, directory, "")
-    return TreeListing(str(tree.id), tuple(writer.files), tuple(writer.skipped))
+    return TreeListing(str(tree.id), tuple(writer.files), tuple(writer.skipped), _git_dir(repo))
+
+
+SubtreeMemo = MutableMapping[tuple[str, str], tuple[tuple[ManifestFile, ...], tuple[SkippedEntry, ...]]]
+"""Listings of subtrees already walked, keyed by (subtree id, path prefix): see :func:`list_tree`."""
+
+
+def list_tree(repo: pygit2.Repository, tree: pygit2.Tree, memo: SubtreeMemo | None = None) -> TreeListing:
+    """Return the listing :func:`materialize_tree` would write for ``tree``, reading no blob content.
+
+    Sizes come from object headers. A name taken twice is skipped as a "duplicate name"; a pair of names
+    differing only in case is kept (the directory, written on a case-insensitive disk, would keep one).
+    With a ``memo`` shared across calls, a subtree listed before at the same path is not walked again:
+    consecutive commits share all but a few subtrees. Raises ``MaterializeError`` for objects missing
+    from the repository.
+    """
+    files, skipped = _TreeLister(repo, {} if memo is None else memo).walk(tree, "")
+    return TreeListing(str(tree.id), files, skipped, _git_dir(repo))
+
+
+def _git_dir(repo: pygit2.Repository) -> str:
+    """Return the absolute git directory of ``repo``, without a trailing separator."""
+    return os.path.abspath(repo.path)
+
+
+@dataclass
+class _TreeLister:
+    """Walks a tree depth first like :class:`_TreeWriter`, recording what it would write."""
+
+    repo: pygit2.Repository
+    memo: SubtreeMemo
+
+    def walk(self, tree: pygit2.Tree, prefix: str) -> tuple[tuple[ManifestFile, ...], tuple[SkippedEntry, ...]]:
+        """Return the files and skipped entries of ``tree``, whose posix path is ``prefix``."""
+        key = (str(tree.id), prefix)
+        known = self.memo.get(key)
+        if known is not None:
+            return known
+        files: list[ManifestFile] = []
+        skipped: list[SkippedEntry] = []
+        seen: set[bytes] = set()
+        for entry in tree:
+            raw_name = entry.raw_name or b""
+            path = prefix + os.fsdecode(raw_name)
+            mode = int(entry.filemode)  # pygit2's FileMode flag arithmetic costs microseconds a call
+            reason = _refusal(raw_name, mode)
+            if reason is None and raw_name in seen:
+                reason = "duplicate name"
+            elif reason is None:
+                seen.add(raw_name)
+            if reason is not None:
+                skipped.append(SkippedEntry(path, mode, str(entry.id), reason))
+            elif mode & _TYPE_MASK == _TREE:
+                below = self.walk(_lookup(self.repo, entry, pygit2.Tree, path), path + "/")
+                files.extend(below[0])
+                skipped.extend(below[1])
+            else:
+                files.append(ManifestFile(path, str(entry.id), self._size(entry, path), bool(mode & 0o111)))
+        self.memo[key] = found = (tuple(files), tuple(skipped))
+        return found
+
+    def _size(self, entry: pygit2.Object, path: str) -> int:
+        try:
+            kind, size = self.repo.odb.read_header(entry.id)
+        except (KeyError, pygit2.GitError):
+            raise MaterializeError(f"object {entry.id} for {path!r} is missing from the repository") from None
+        if kind != pygit2.enums.ObjectType.BLOB:
+            raise MaterializeError(f"object {entry.id} for {path!r} is not a blob")
+        return int(size)
 
 
 @dataclass
@@ -183,25 +259,27 @@ class _TreeWriter:
                 self._skip(path, entry, "duplicate name")
 
     def _write_subtree(self, entry: pygit2.Object, directory: _Directory, name: str, path: str) -> None:
-        subtree = self._lookup(entry, pygit2.Tree, path)
+        subtree = _lookup(self.repo, entry, pygit2.Tree, path)
         with directory.subdirectory(name) as child:
             self.write(subtree, child, path + "/")
 
     def _write_blob(self, entry: pygit2.Object, directory: _Directory, name: str, path: str) -> None:
-        data = self._lookup(entry, pygit2.Blob, path).data
+        data = _lookup(self.repo, entry, pygit2.Blob, path).data
         executable = bool(entry.filemode & 0o111)
         directory.create_file(name, data, executable)
         self.files.append(ManifestFile(path, str(entry.id), len(data), executable))
 
-    def _lookup(self, entry: pygit2.Object, kind: type[_Kind], path: str) -> _Kind:
-        found = self.repo.get(entry.id)
-        if not isinstance(found, kind):
-            what = "missing from the repository" if found is None else f"a {found.type_str}"
-            raise MaterializeError(f"object {entry.id} for {path!r} is {what}")
-        return found
-
     def _skip(self, path: str, entry: pygit2.Object, reason: str) -> None:
         self.skipped.append(SkippedEntry(path, int(entry.filemode), str(entry.id), reason))
+
+
+def _lookup(repo: pygit2.Repository, entry: pygit2.Object, kind: type[_Kind], path: str) -> _Kind:
+    """Return the object ``entry`` names, or raise ``MaterializeError`` if it is missing or not a ``kind``."""
+    found = repo.get(entry.id)
+    if not isinstance(found, kind):
+        what = "missing from the repository" if found is None else f"a {found.type_str}"
+        raise MaterializeError(f"object {entry.id} for {path!r} is {what}")
+    return found
 
 
 def _refusal(raw_name: bytes, mode: int) -> str | None:
@@ -236,28 +314,75 @@ def write_manifest(cache_dir: Path, listing: TreeListing) -> None:
     document = {
         "manifest_version": MANIFEST_VERSION,
         "tree_id": listing.tree_id,
-        "files": [asdict(item) for item in listing.files],
+        "repository": listing.repository,
+        # Spelled out: dataclasses.asdict deep-copies each value and took 14 ms for 2,000 files.
+        "files": [
+            {"path": f.path, "blob": f.blob, "size": f.size, "executable": f.executable} for f in listing.files
+        ],
         "skipped": [asdict(item) for item in listing.skipped],
         "skipped_counts": listing.skipped_counts(),
     }
+    # json.dumps, not json.dump: only the former uses the C encoder. ASCII: surrogate-escaped names survive.
+    text = json.dumps(document, separators=(",", ":"))
     fd, scratch = tempfile.mkstemp(prefix=f".{listing.tree_id[:12]}-", suffix=".json.tmp", dir=cache_dir)
     try:
         with open(fd, "w", encoding="utf-8") as stream:
-            json.dump(document, stream, separators=(",", ":"))  # ASCII: surrogate-escaped names survive
+            stream.write(text)
         os.replace(scratch, manifest_path(cache_dir, listing.tree_id))
     except BaseException:
         os.unlink(scratch)
         raise
+    _remember(manifest_path(cache_dir, listing.tree_id), listing)
 
 
 def read_manifest(cache_dir: Path, tree_id: str) -> TreeListing | None:
-    """Return the listing recorded for ``tree_id``, or None when its manifest is missing or unreadable."""
+    """Return the listing recorded for ``tree_id``, or None when its manifest is missing or unreadable.
+
+    The last few manifests this process wrote or read are kept in memory: the snapshot store writes one
+    and an agent reads it a moment later. A manifest's content is fixed by its tree id.
+    """
+    location = manifest_path(cache_dir, tree_id)
+    known = _RECENT.get(location)
+    if known is not None and known[0] == _signature(location):
+        _RECENT.move_to_end(location)
+        return known[1]
+    listing = _parse_manifest(location, tree_id)
+    if listing is not None:
+        _remember(location, listing)
+    return listing
+
+
+_RECENT: OrderedDict[Path, tuple[tuple[int, int, int] | None, TreeListing]] = OrderedDict()
+_RECENT_SIZE = 8
+
+
+def _signature(location: Path) -> tuple[int, int, int] | None:
+    """Return what tells a manifest file from another one at the same place: inode, size, mtime."""
     try:
-        document = json.loads(manifest_path(cache_dir, tree_id).read_text(encoding="utf-8"))
+        found = os.stat(location)
+    except OSError:
+        return None
+    return found.st_ino, found.st_size, found.st_mtime_ns
+
+
+def _remember(location: Path, listing: TreeListing) -> None:
+    signature = _signature(location)
+    if signature is None:
+        return
+    _RECENT[location] = (signature, listing)
+    _RECENT.move_to_end(location)
+    while len(_RECENT) > _RECENT_SIZE:
+        _RECENT.popitem(last=False)
+
+
+def _parse_manifest(location: Path, tree_id: str) -> TreeListing | None:
+    try:
+        document = json.loads(location.read_text(encoding="utf-8"))
         if document["manifest_version"] != MANIFEST_VERSION or document["tree_id"] != tree_id:
             return None
         files = tuple(ManifestFile(**item) for item in document["files"])
         skipped = tuple(SkippedEntry(**item) for item in document["skipped"])
+        repository = document["repository"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    return TreeListing(tree_id, files, skipped)
+    return TreeListing(tree_id, files, skipped, repository if isinstance(repository, str) else None)

@@ -3,6 +3,12 @@
 A case names ``repo`` (a git repository or any directory) and optionally ``base_commit``. With a commit,
 its tree is written once into ``<cache_dir>/<tree_id>/`` (see ``materialize.py``) and shared by every
 case, agent, run and xdist worker that needs it. Without one, the directory itself is searched.
+
+Writing a tree costs about 1 ms a file, listing it about 1 ms for the whole tree. A store made with
+``materialize=False`` only lists each commit's tree and writes its manifest; :meth:`SnapshotStore.directory`
+writes the files when an agent needs them on disk. The built-in agents do not: they read the manifest
+and the blobs they have not seen (``agents/snapshot_files.py``), so a gold set whose cases each search
+another commit does not pay for a checkout per case.
 """
 
 from __future__ import annotations
@@ -15,9 +21,20 @@ from pathlib import Path
 
 import pygit2
 
-from pytest_codesearch.repo.materialize import MaterializeError, materialize_tree
+from pytest_codesearch.repo.materialize import (
+    MaterializeError,
+    SubtreeMemo,
+    TreeListing,
+    list_tree,
+    manifest_path,
+    materialize_tree,
+    read_manifest,
+    write_manifest,
+)
 
 _GIT_DIR = ".git"
+_SUBTREE_MEMO_SIZE = 50_000
+"""Subtree listings a store keeps before starting afresh (each shares its entries with the others)."""
 
 
 class SnapshotError(Exception):
@@ -49,14 +66,19 @@ class Snapshot:
 class SnapshotStore:
     """Resolves (repository, base_commit) pairs to snapshots, once per pair in this process.
 
-    Trees are materialised under ``cache_dir``, which processes may share. Repositories are opened once
-    per process and never handed across a fork (PITFALLS 24).
+    Trees are materialised under ``cache_dir``, which processes may share. With ``materialize=False`` a
+    commit's snapshot is only listed (its manifest written beside the directory it will have) until
+    :meth:`directory` is called. Repositories are opened once per process and never handed across a fork
+    (PITFALLS 24).
     """
 
-    def __init__(self, cache_dir: Path) -> None:
+    def __init__(self, cache_dir: Path, *, materialize: bool = True) -> None:
         self.cache_dir = Path(cache_dir).absolute()
+        self.materialize = materialize
         self._snapshots: dict[tuple[Path, str | None], Snapshot] = {}
         self._repositories: dict[Path, pygit2.Repository] = {}
+        self._written: set[str] = set()
+        self._subtrees: SubtreeMemo = {}
         self._pid = os.getpid()
 
     def get(self, repo: Path, base_commit: str | None) -> Snapshot:
@@ -74,17 +96,54 @@ class SnapshotStore:
                 self._snapshots[key] = self._commit_snapshot(path, base_commit)
         return self._snapshots[key]
 
+    def directory(self, snapshot: Snapshot) -> Path:
+        """Return ``snapshot.root`` after making sure its files are on disk (written once per tree).
+
+        Raises ``SnapshotError`` when the tree cannot be read or written.
+        """
+        if snapshot.tree_id is None or snapshot.tree_id in self._written or snapshot.commit is None:
+            return snapshot.root
+        repository = self._repository(snapshot.repo, snapshot.commit)
+        tree = repository[snapshot.commit].peel(pygit2.Commit).tree
+        self._materialize(repository, tree, snapshot.repo, snapshot.commit)
+        return snapshot.root
+
     def _commit_snapshot(self, path: Path, rev: str) -> Snapshot:
         repository = self._repository(path, rev)
         commit = _resolve_commit(repository, path, rev)
+        if self.materialize:
+            root, listing = self._materialize(repository, commit.tree, path, rev)
+        else:
+            root, listing = self._list(repository, commit.tree, path, rev)
+        files = frozenset(item.path for item in listing.files)
+        return Snapshot(root, path, str(commit.id), listing.tree_id, files, parent_directories(files))
+
+    def _materialize(self, repository: pygit2.Repository, tree: pygit2.Tree, path: Path, rev: str) -> tuple[Path, TreeListing]:
         try:
-            root, listing = materialize_tree(repository, commit.tree, self.cache_dir)
+            root, listing = materialize_tree(repository, tree, self.cache_dir)
         except (MaterializeError, pygit2.GitError) as exc:  # a missing or unreadable object
             raise SnapshotError(f"{path}: cannot materialise {rev!r}: {exc}; the clone may be incomplete") from None
         except OSError as exc:
             raise SnapshotError(f"{path}: cannot write the snapshot of {rev!r} into {self.cache_dir}: {exc}") from None
-        files = frozenset(item.path for item in listing.files)
-        return Snapshot(root, path, str(commit.id), listing.tree_id, files, parent_directories(files))
+        self._written.add(listing.tree_id)
+        return root, listing
+
+    def _list(self, repository: pygit2.Repository, tree: pygit2.Tree, path: Path, rev: str) -> tuple[Path, TreeListing]:
+        """Return where ``tree``'s directory goes and its listing, writing the manifest if it is missing."""
+        tree_id = str(tree.id)
+        listing = read_manifest(self.cache_dir, tree_id) if manifest_path(self.cache_dir, tree_id).exists() else None
+        try:
+            if listing is None:
+                if len(self._subtrees) > _SUBTREE_MEMO_SIZE:
+                    self._subtrees.clear()
+                listing = list_tree(repository, tree, self._subtrees)
+                self.cache_dir.mkdir(parents=True, exist_ok=True)
+                write_manifest(self.cache_dir, listing)
+        except (MaterializeError, pygit2.GitError) as exc:
+            raise SnapshotError(f"{path}: cannot list {rev!r}: {exc}; the clone may be incomplete") from None
+        except OSError as exc:
+            raise SnapshotError(f"{path}: cannot write the manifest of {rev!r} into {self.cache_dir}: {exc}") from None
+        return self.cache_dir / tree_id, listing
 
     def _repository(self, path: Path, rev: str) -> pygit2.Repository:
         if os.getpid() != self._pid:  # a forked child must not reuse its parent's handles

@@ -10,29 +10,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pytest_codesearch.report.aggregate import build_run_report
+from pytest_codesearch.report.compare import HEADLINE_METRICS
 from pytest_codesearch.report.model import (
     AgentInfo,
     AgentSummary,
+    Breakdowns,
     CaseResult,
+    Comparison,
+    GroupSummary,
     InvalidEntry,
     LatencySummary,
     MetricSummary,
+    PowerCheck,
     RunInfo,
     RunReport,
 )
-
-HEADLINE_METRICS: tuple[str, ...] = (
-    "f1",
-    "f1_partial",
-    "mrr",
-    "map",
-    "hit@1",
-    "hit@5",
-    "recall@10",
-    "ndcg@10",
-)
-"""Metrics shown in the terminal and summary.md tables unless the user picks others."""
-
 
 def headline_metrics(report: RunReport, wanted: Sequence[str] = HEADLINE_METRICS) -> list[str]:
     """Return the metrics of ``wanted`` that the report holds, in ``wanted`` order."""
@@ -44,10 +36,14 @@ __all__ = [
     "HEADLINE_METRICS",
     "AgentInfo",
     "AgentSummary",
+    "Breakdowns",
     "CaseResult",
+    "Comparison",
+    "GroupSummary",
     "InvalidEntry",
     "LatencySummary",
     "MetricSummary",
+    "PowerCheck",
     "RunInfo",
     "RunReport",
     "build_run_report",

@@ -1,22 +1,27 @@
-"""Fold per-case results into the ``RunReport`` every writer renders."""
+"""Fold per-case results into the ``RunReport`` every writer renders.
+
+Every figure is computed here, once, from the cases alone: per-agent summaries with bootstrap
+intervals (``table``), paired comparisons and power checks (``compare``) and breakdowns
+(``breakdown``). Random draws are seeded from ``run.seed`` and a label naming what they are for,
+so the same cases and settings always give the same report. Every agent's cases are resampled
+with the same draws (their rows are in the same case order), so two agents with the same
+per-case scores get the same intervals.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-import numpy as np
-import numpy.typing as npt
-
-from pytest_codesearch.report.model import (
-    AgentSummary,
-    CaseResult,
-    InvalidEntry,
-    LatencySummary,
-    MetricSummary,
-    RunInfo,
-    RunReport,
+from pytest_codesearch.report.breakdown import build_breakdowns
+from pytest_codesearch.report.compare import HEADLINE_METRICS, compare_agents, power_warnings
+from pytest_codesearch.report.model import AgentSummary, CaseResult, InvalidEntry, RunInfo, RunReport
+from pytest_codesearch.report.table import (
+    AgentTable,
+    metric_matrix,
+    report_metric_names,
+    summarize_group,
 )
-from pytest_codesearch.stats import latency_percentiles, summarize_columns
+from pytest_codesearch.stats import seeded_rng
 
 
 def build_run_report(
@@ -25,19 +30,33 @@ def build_run_report(
     metric_names: Sequence[str],
     invalid: Iterable[InvalidEntry] = (),
     not_run: Iterable[str] = (),
+    *,
+    optional: Sequence[str] = (),
+    compared: Sequence[str] = HEADLINE_METRICS,
 ) -> RunReport:
-    """Return the run's report: cases in a stable order and one summary per agent.
+    """Return the run's report: cases in a stable order, summaries, comparisons and breakdowns.
 
-    Agents come in the order of ``run.agents``, then any other agent seen in ``cases``. The
-    result does not depend on the order of ``cases``, so a serial run and an xdist run give
+    ``metric_names`` are the metrics every case carries (``scoring.metric_names``); any other
+    metric some case carries is aggregated over the cases that carry it and listed after them,
+    in ``optional`` order first. ``compared`` are the metrics on which every pair of agents is
+    tested. Agents come in the order of ``run.agents``, then any other agent seen in ``cases``.
+    The result does not depend on the order of ``cases``, so a serial run and an xdist run give
     the same report apart from timings and worker ids.
     """
     ordered = sorted(cases, key=case_sort_key)
-    by_agent = _group_by_agent(run, ordered)
-    agents = {name: summarize_agent(group, metric_names) for name, group in by_agent.items()}
+    names = report_metric_names(ordered, metric_names, optional)
+    tables = [
+        AgentTable(agent, tuple(group), metric_matrix(group, names, metric_names))
+        for agent, group in _group_by_agent(run, ordered).items()
+    ]
+    comparisons, power = compare_agents(tables, names, compared, run)
     return RunReport(
         run=run,
-        agents=agents,
+        agents={table.agent: summarize_agent(table, names, run) for table in tables},
+        comparisons=comparisons,
+        power=power,
+        warnings=power_warnings(power, run.alpha),
+        breakdowns=build_breakdowns(tables, names, run),
         cases=ordered,
         invalid=sorted(invalid, key=lambda e: (e.goldset, e.line, e.case_id or "")),
         not_run=sorted(set(not_run)),
@@ -49,40 +68,16 @@ def case_sort_key(case: CaseResult) -> tuple[str, str, str, str]:
     return (case.goldset, case.id, case.agent, case.nodeid)
 
 
-def summarize_agent(cases: Sequence[CaseResult], metric_names: Sequence[str]) -> AgentSummary:
+def summarize_agent(table: AgentTable, names: Sequence[str], run: RunInfo) -> AgentSummary:
     """Aggregate one agent's cases; an agent with no cases gets empty metrics and null latency."""
-    metrics: dict[str, MetricSummary] = {}
-    if cases:
-        summaries = summarize_columns(metric_matrix(cases, metric_names))
-        metrics = {n: MetricSummary(**s) for n, s in zip(metric_names, summaries)}
-    latencies = [c.latency_ms for c in cases if c.status == "ok" and c.latency_ms is not None]
-    indexed = [c.index_ms for c in cases if c.indexed and c.index_ms is not None]
+    rng = seeded_rng(run.seed, "agent")  # the same draws for every agent: twins get equal intervals
+    group = summarize_group(table, names, run.bootstrap, rng)
+    indexed = [c.index_ms for c in table.cases if c.indexed and c.index_ms is not None]
     return AgentSummary(
-        metrics=metrics,
-        latency_ms=LatencySummary(**latency_percentiles(latencies)),
+        **dict(group),
         index_ms={"total": float(sum(indexed)), "count": float(len(indexed))},
-        counts=_counts(cases),
-        workers=len({c.worker for c in cases}),
+        workers=len({c.worker for c in table.cases}),
     )
-
-
-def metric_matrix(
-    cases: Sequence[CaseResult], metric_names: Sequence[str]
-) -> npt.NDArray[np.float64]:
-    """Return a (cases x metrics) array; every metric of an error case is 0.0.
-
-    Raises ``ValueError`` when an ``ok`` case lacks one of ``metric_names``: scoring and
-    aggregation disagree, and silently scoring it 0 would hide that.
-    """
-    matrix = np.zeros((len(cases), len(metric_names)), dtype=np.float64)
-    for row, case in enumerate(cases):
-        if case.status != "ok":
-            continue
-        missing = [n for n in metric_names if n not in case.metrics]
-        if missing:
-            raise ValueError(f"{case.nodeid}: status ok but no score for {', '.join(missing)}")
-        matrix[row] = [case.metrics[n] for n in metric_names]
-    return matrix
 
 
 def _group_by_agent(run: RunInfo, cases: Sequence[CaseResult]) -> dict[str, list[CaseResult]]:
@@ -91,14 +86,3 @@ def _group_by_agent(run: RunInfo, cases: Sequence[CaseResult]) -> dict[str, list
     for case in cases:
         groups.setdefault(case.agent, []).append(case)
     return groups
-
-
-def _counts(cases: Sequence[CaseResult]) -> dict[str, int]:
-    """Count cases by outcome."""
-    ok = sum(1 for c in cases if c.status == "ok")
-    return {
-        "cases": len(cases),
-        "ok": ok,
-        "error": len(cases) - ok,
-        "nondeterministic": sum(1 for c in cases if c.nondeterministic),
-    }

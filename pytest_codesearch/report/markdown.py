@@ -6,11 +6,18 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pytest_codesearch.report.atomic import write_atomic
+from pytest_codesearch.report.compare import significant_leaders
+from pytest_codesearch.report.markdown_stats import (
+    breakdowns_section,
+    comparisons_section,
+    failures_section,
+)
+from pytest_codesearch.report.mdtable import MISSING, bold_best, escape_cell, mean_interval, table
 from pytest_codesearch.report.model import AgentSummary, RunReport
-from pytest_codesearch.stats import best_positions
 
 TITLE = "# Code search benchmark results"
-MISSING = "–"
+LEAD_MARK = "†"
+"""After the best mean of a column when it is significantly better than the runner-up."""
 
 METRIC_DEFINITIONS = {
     "precision@k": "relevant paths among the first k results, divided by k.",
@@ -29,15 +36,15 @@ METRIC_DEFINITIONS = {
 """One line per metric family; the full formulas live in docs/metrics.md."""
 
 
-def escape_cell(text: str) -> str:
-    """Return ``text`` safe for a Markdown table cell: ``|`` escaped, newlines removed."""
-    flat = " ".join(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
-    return flat.replace("|", "\\|")
-
-
 def render_markdown(report: RunReport, headline: Sequence[str]) -> str:
-    """Return ``summary.md``: title, results table, run settings, invalid entries, methodology."""
-    parts = [TITLE, _results_section(report, headline), _run_section(report)]
+    """Return ``summary.md``: results, comparisons, breakdowns, failures, run, invalid entries, methods."""
+    optional = [
+        comparisons_section(report),
+        breakdowns_section(report, headline),
+        failures_section(report),
+    ]
+    parts = [TITLE, _results_section(report, headline), *(p for p in optional if p)]
+    parts.append(_run_section(report))
     if report.invalid:
         parts.append(_invalid_section(report))
     parts.append(_methodology_section(report))
@@ -49,48 +56,31 @@ def write_markdown(report: RunReport, path: Path, headline: Sequence[str]) -> No
     write_atomic(path, render_markdown(report, headline))
 
 
-def _table(header: Sequence[str], align: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """Return a Markdown table; every cell is escaped here."""
-    lines = [_table_row(header), _table_row(align, escape=False)]
-    lines += [_table_row(row) for row in rows]
-    return "\n".join(lines)
-
-
-def _table_row(cells: Sequence[str], *, escape: bool = True) -> str:
-    """Return one table line."""
-    shown = [escape_cell(c) if escape else c for c in cells]
-    return "| " + " | ".join(shown) + " |"
-
-
-def _bold_best(cells: list[str], keys: Sequence[float | None], *, higher: bool) -> list[str]:
-    """Embolden the cells whose key is best in the column (all on a tie; none with one value)."""
-    if sum(k is not None for k in keys) < 2:
-        return cells
-    best = best_positions(keys, higher_is_better=higher)
-    return [f"**{c}**" if i in best else c for i, c in enumerate(cells)]
-
-
-def _metric_column(summaries: Sequence[AgentSummary], name: str) -> list[str]:
-    """Return 'mean ± std' cells for one metric, best mean in bold."""
+def _metric_column(summaries: Sequence[AgentSummary], name: str, leader: int | None) -> list[str]:
+    """Return 'mean [low, high]' cells for one metric: best mean in bold, a significant leader marked."""
     stats = [s.metrics.get(name) for s in summaries]
-    cells = [f"{m.mean:.3f} ± {m.std:.3f}" if m else MISSING for m in stats]
+    cells = [mean_interval(m) + (LEAD_MARK if i == leader else "") for i, m in enumerate(stats)]
     keys = [round(m.mean, 3) if m else None for m in stats]
-    return _bold_best(cells, keys, higher=True)
+    return bold_best(cells, keys, higher=True)
 
 
 def _latency_column(values: Sequence[float | None]) -> list[str]:
     """Return latency cells in ms, lowest in bold."""
     cells = [f"{v:.2f}" if v is not None else MISSING for v in values]
     keys = [round(v, 2) if v is not None else None for v in values]
-    return _bold_best(cells, keys, higher=False)
+    return bold_best(cells, keys, higher=False)
 
 
 def _results_section(report: RunReport, headline: Sequence[str]) -> str:
-    """Return the aggregate table, one row per agent."""
+    """Return the aggregate table, one row per agent, its notes and the run's warnings."""
     names = list(report.agents)
     summaries = list(report.agents.values())
+    leaders = significant_leaders(report, headline)
     columns = [names]
-    columns += [_metric_column(summaries, metric) for metric in headline]
+    columns += [
+        _metric_column(summaries, m, names.index(leaders[m]) if m in leaders else None)
+        for m in headline
+    ]
     columns.append(_latency_column([s.latency_ms.p50 for s in summaries]))
     columns.append(_latency_column([s.latency_ms.p90 for s in summaries]))
     columns.append([f"{s.counts['ok']} / {s.counts['error']}" for s in summaries])
@@ -98,16 +88,20 @@ def _results_section(report: RunReport, headline: Sequence[str]) -> str:
     align = [":---", *("---:" for _ in headline), "---:", "---:", "---:"]
     rows = [list(row) for row in zip(*columns)]
     notes = [
-        "Metrics: mean ± sample standard deviation over every case of the agent (errors score 0). "
-        "Latency: per-case median in milliseconds, percentiles over answered cases. "
-        "Best value of each column in bold."
+        "Metrics: mean over the agent's cases with the 95% bootstrap interval of the mean in "
+        f"brackets ({report.run.bootstrap:,} resamples; an error scores 0 on the metrics that "
+        "apply to its case). Latency: per-case median in milliseconds, percentiles over answered "
+        f"cases. Best value of each column in bold; {LEAD_MARK} marks a best mean that is "
+        "significantly better than the runner-up (see Comparisons)."
     ]
     if report.not_run:
         notes.append(
             f"{len(report.not_run)} collected case(s) never ran; "
             "their node ids are under `not_run` in results.json."
         )
-    return "\n\n".join(["## Results", _table(header, align, rows), *notes])
+    if report.warnings:
+        notes.append("\n".join(f"- **Warning:** {escape_cell(w)}" for w in report.warnings))
+    return "\n\n".join(["## Results", table(header, align, rows), *notes])
 
 
 def _run_section(report: RunReport) -> str:
@@ -122,6 +116,8 @@ def _run_section(report: RunReport) -> str:
         f"Answer length asked of agents (k): {'not set' if run.k is None else run.k}",
         f"Metric cut-offs: {', '.join(map(str, run.ks)) or MISSING}",
         f"Workers: {run.workers}",
+        f"Bootstrap resamples: {run.bootstrap}, significance level: {run.alpha:g}",
+        f"F-beta: {'not computed' if run.f_beta is None else f'beta = {run.f_beta:g}'}",
         f"Started: {run.started_at}, finished: {run.finished_at}",
     ]
     if run.exit_status is not None:
@@ -132,10 +128,10 @@ def _run_section(report: RunReport) -> str:
         for name, info in run.agents.items()
     ]
     if agents:
-        lines.append(_table(["agent", "fixture", "source", "param"], ["---"] * 4, agents))
+        lines.append(table(["agent", "fixture", "source", "param"], ["---"] * 4, agents))
     versions = [[name, version] for name, version in run.versions.items()]
     if versions:
-        lines.append(_table(["component", "version"], ["---", "---"], versions))
+        lines.append(table(["component", "version"], ["---", "---"], versions))
     return "\n\n".join(lines)
 
 
@@ -145,8 +141,8 @@ def _invalid_section(report: RunReport) -> str:
         [entry.goldset, str(entry.line), entry.case_id or MISSING, entry.error]
         for entry in report.invalid
     ]
-    table = _table(["gold set", "line", "case", "error"], [":---", "---:", ":---", ":---"], rows)
-    return f"## Invalid gold-set entries\n\n{table}"
+    entries = table(["gold set", "line", "case", "error"], [":---", "---:", ":---", ":---"], rows)
+    return f"## Invalid gold-set entries\n\n{entries}"
 
 
 def _methodology_section(report: RunReport) -> str:
@@ -159,8 +155,20 @@ def _methodology_section(report: RunReport) -> str:
         "call alone, and the agent's `reset()` was called before every run. A case's latency is "
         "the median of its runs; the answer of the first run is the one scored. Indexing "
         "(`initialize()`) was timed separately and never counts as latency. A case whose agent "
-        "failed or did not answer is an error and scores 0 on every metric, so it lowers the "
-        "mean rather than leaving it."
+        "failed or did not answer is an error and scores 0 on every metric that applies to it, "
+        "so it lowers the mean rather than leaving it. A metric that does not apply to a case "
+        "(line metrics without line ranges in the gold set) is averaged over the cases it "
+        "applies to."
+    )
+    statistics = (
+        "Intervals are percentile bootstrap 95% intervals of the mean "
+        f"({report.run.bootstrap:,} resamples of the cases, seeded from the run seed, so the "
+        "same results give the same intervals). Agents are compared pairwise on the cases both "
+        "were given, with a two-sided sign-flip randomization test on each headline metric "
+        "and Holm's correction across all tests of the run. A pair gets a warning when its "
+        "paired cases are too few to detect a difference of 0.05 at the significance level "
+        "with 80% power, using the normal approximation n = ((z(1 − α/2) + z(0.8)) · sd / "
+        "0.05)², where sd is the standard deviation of the paired differences."
     )
     families = list(dict.fromkeys(_family(name) for name in report.metric_names()))
     definitions = [
@@ -168,7 +176,7 @@ def _methodology_section(report: RunReport) -> str:
         for f in families
     ]
     pointer = "Formulas and edge cases for every metric: docs/metrics.md."
-    parts = ["## Methodology", paragraph, "\n".join(definitions), pointer]
+    parts = ["## Methodology", paragraph, statistics, "\n".join(definitions), pointer]
     return "\n\n".join(part for part in parts if part)
 
 

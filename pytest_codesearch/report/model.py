@@ -12,6 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from pytest_codesearch.settings import DEFAULT_ALPHA, DEFAULT_BOOTSTRAP
+
 SCHEMA_VERSION = 1
 """Bumped whenever a key of ``results.json`` is renamed, removed or changes meaning."""
 
@@ -47,7 +49,9 @@ class CaseResult(_Record):
     indexed: bool = Field(
         default=False, description="True on the case whose run paid for that initialize()."
     )
-    metrics: dict[str, float] = Field(description="Metric name to score; empty on error.")
+    metrics: dict[str, float] = Field(
+        description="Metric name to score, for the metrics that apply to the case; 0.0 each on error."
+    )
     error: str | None = Field(default=None, description="What went wrong, when status is 'error'.")
     nondeterministic: bool = Field(
         default=False, description="True when the timed runs returned different answers."
@@ -89,14 +93,29 @@ class RunInfo(_Record):
     agents: dict[str, AgentInfo]
     workers: int = Field(description="Processes that ran cases concurrently (1 without xdist).")
     exit_status: int | None = None
+    bootstrap: int = Field(
+        default=DEFAULT_BOOTSTRAP, description="Bootstrap resamples behind every ci95 (seeded by seed)."
+    )
+    alpha: float = Field(
+        default=DEFAULT_ALPHA, description="Significance level of the paired comparisons (Holm-adjusted)."
+    )
+    f_beta: float | None = Field(
+        default=None, description="Beta of the f_beta metric, null when it was not computed."
+    )
 
 
 class MetricSummary(_Record):
-    """One metric over all of an agent's cases (error cases count as 0.0)."""
+    """One metric over the cases that carry it (an error case carries 0.0 on the metrics that apply)."""
 
     mean: float
     median: float
     std: float = Field(description="Sample standard deviation (ddof=1); 0.0 for one case.")
+    ci95: list[float] = Field(
+        min_length=2,
+        max_length=2,
+        description="[low, high]: percentile bootstrap 95% interval of the mean.",
+    )
+    n: int = Field(description="Cases the metric was aggregated over.")
 
 
 class LatencySummary(_Record):
@@ -108,16 +127,65 @@ class LatencySummary(_Record):
     mean: float | None
 
 
-class AgentSummary(_Record):
+class GroupSummary(_Record):
+    """Aggregates of one agent over a group of its cases (one complexity, category, gold set, ...)."""
+
+    metrics: dict[str, MetricSummary] = Field(
+        description="Metric name to summary; a metric no case of the group carries is left out."
+    )
+    latency_ms: LatencySummary
+    counts: dict[str, int] = Field(description="'cases', 'ok', 'error', 'nondeterministic'.")
+    failures: dict[str, int] = Field(
+        default_factory=dict, description="Failure category to the number of missed cases in it."
+    )
+
+
+class AgentSummary(GroupSummary):
     """Aggregates of one agent over every case it was given."""
 
-    metrics: dict[str, MetricSummary]
-    latency_ms: LatencySummary
     index_ms: dict[str, float] = Field(
         description="'total': sum of index_ms over indexed cases; 'count': how many."
     )
-    counts: dict[str, int] = Field(description="'cases', 'ok', 'error', 'nondeterministic'.")
     workers: int = Field(description="Distinct processes that ran this agent's cases.")
+
+
+class Comparison(_Record):
+    """A paired comparison of two agents on one metric over the cases both were given."""
+
+    metric: str
+    agent_a: str
+    agent_b: str
+    mean_diff: float = Field(description="Mean over paired cases of (agent_a - agent_b).")
+    ci95: list[float] = Field(
+        min_length=2, max_length=2, description="[low, high]: bootstrap 95% interval of mean_diff."
+    )
+    p_value: float = Field(description="Two-sided paired sign-flip randomization test.")
+    p_holm: float = Field(description="p_value after Holm's correction over every comparison of the run.")
+    significant: bool = Field(description="p_holm < run.alpha.")
+
+
+class PowerCheck(_Record):
+    """Whether two agents share enough cases to detect a difference of 0.05 in a metric."""
+
+    metric: str
+    agent_a: str
+    agent_b: str
+    n: int = Field(description="Paired cases.")
+    sd_diff: float = Field(description="Sample std (ddof=1) of the paired differences; 0.0 for one case.")
+    n_needed: int | None = Field(
+        description="max(ceil(((z(1-alpha/2) + z(0.8)) * sd_diff / 0.05)^2), smallest n with "
+        "2 / 2^n < alpha); null below two paired cases."
+    )
+    underpowered: bool = Field(description="n < n_needed, or too few cases to tell.")
+
+
+class Breakdowns(_Record):
+    """Per-agent aggregates within each group: group value -> agent -> summary."""
+
+    complexity: dict[str, dict[str, GroupSummary]] = Field(default_factory=dict)
+    category: dict[str, dict[str, GroupSummary]] = Field(default_factory=dict)
+    goldset: dict[str, dict[str, GroupSummary]] = Field(default_factory=dict)
+    repo: dict[str, dict[str, GroupSummary]] = Field(default_factory=dict)
 
 
 class InvalidEntry(_Record):
@@ -135,6 +203,14 @@ class RunReport(_Record):
     schema_version: int = SCHEMA_VERSION
     run: RunInfo
     agents: dict[str, AgentSummary]
+    comparisons: list[Comparison] = Field(
+        default_factory=list, description="Every pair of agents on every headline metric."
+    )
+    power: list[PowerCheck] = Field(default_factory=list, description="One per comparison.")
+    warnings: list[str] = Field(
+        default_factory=list, description="What a reader must know before trusting the figures."
+    )
+    breakdowns: Breakdowns = Field(default_factory=Breakdowns)
     cases: list[CaseResult]
     invalid: list[InvalidEntry] = Field(default_factory=list)
     not_run: list[str] = Field(

@@ -5,12 +5,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pytest_codesearch.report.model import RunReport
-from pytest_codesearch.stats import best_positions
+from pytest_codesearch.report.compare import significant_leaders
+from pytest_codesearch.report.model import MetricSummary, RunReport
+from pytest_codesearch.stats import DETECTABLE_DIFFERENCE, POWER, best_positions
 
 GAP = "  "
 MISSING = "-"
 BEST_MARK = "*"
+LEAD_MARK = "**"
+"""Best of the column and significantly better than the runner-up."""
 FIXED_DROP_ORDER = ("p90 ms", "p50 ms", "ok/err")
 """When even every headline metric is gone, these go next, in this order."""
 
@@ -34,37 +37,65 @@ class Column:
 
 
 def render_terminal(report: RunReport, headline: Sequence[str], width: int) -> list[str]:
-    """Return the summary table (a row per agent) and notes, fitted into ``width`` columns.
+    """Return the summary table (a row per agent), a legend and notes, fitted into ``width`` columns.
 
-    Columns that do not fit are dropped, last headline metric first, then p90, p50 and ok/err;
-    a final note names them. The best value of each column carries a trailing ``*``.
+    Metric cells show the mean and half the width of its 95% bootstrap interval (``0.861±0.05``).
+    When the table is too wide the intervals go first, then columns: last headline metric first,
+    then p90, p50 and ok/err; a note names them. The best value of each column carries ``*``,
+    and ``**`` when it is significantly better than the runner-up.
     """
     if not report.agents:
         return ["no agent ran"]
-    columns = _columns(report, headline)
+    headline = list(dict.fromkeys(headline))
+    leaders = significant_leaders(report, headline)
+    columns = _columns(report, headline, leaders, intervals=True)
+    intervals = _table_width(columns) <= width
+    if not intervals:
+        columns = _columns(report, headline, leaders, intervals=False)
     kept, omitted = _fit(columns, width)
     lines = [_line(kept, [c.header for c in kept])]
     lines += [_line(kept, [c.cells[row] for c in kept]) for row in range(len(report.agents))]
     if omitted:
         lines.append(f"omitted (terminal too narrow): {', '.join(omitted)}")
+    lines += _legend(report, intervals, bool(leaders))
     lines += _notes(report)
     return lines
 
 
-def _columns(report: RunReport, headline: Sequence[str]) -> list[Column]:
+def _columns(
+    report: RunReport, headline: Sequence[str], leaders: dict[str, str], *, intervals: bool
+) -> list[Column]:
     """Return every column in display order: agent, metrics, p50, p90, ok/err."""
     summaries = list(report.agents.values())
-    headline = list(dict.fromkeys(headline))
-    columns = [Column("agent", tuple(report.agents), left=True)]
+    agents = tuple(report.agents)
+    columns = [Column("agent", agents, left=True)]
     for name in headline:
-        means = [s.metrics[name].mean if name in s.metrics else None for s in summaries]
-        columns.append(_marked(name, means, digits=3, higher=True))
+        stats = [s.metrics.get(name) for s in summaries]
+        lead = {agents.index(leaders[name])} if name in leaders else set()
+        columns.append(_metric_column(name, stats, lead, intervals))
     for label, attr in (("p50 ms", "p50"), ("p90 ms", "p90")):
         values = [getattr(s.latency_ms, attr) for s in summaries]
         columns.append(_marked(label, values, digits=2, higher=False))
     counts = tuple(f"{s.counts['ok']}/{s.counts['error']}" for s in summaries)
     columns.append(Column("ok/err", counts))
     return columns
+
+
+def _metric_column(
+    header: str, stats: Sequence[MetricSummary | None], lead: set[int], intervals: bool
+) -> Column:
+    """Return a metric column: mean (± half its interval), ``*`` on the best, ``**`` on a leader."""
+    keys = [round(m.mean, 3) if m else None for m in stats]
+    several = sum(k is not None for k in keys) > 1
+    best = best_positions(keys, higher_is_better=True) if several else set()
+    cells = []
+    for i, m in enumerate(stats):
+        text = MISSING if m is None else f"{m.mean:.3f}"
+        if m is not None and intervals:
+            text += f"±{(m.ci95[1] - m.ci95[0]) / 2:.2f}"
+        mark = LEAD_MARK if i in lead else BEST_MARK if i in best else ""
+        cells.append(text + mark.ljust(len(LEAD_MARK)))
+    return Column(header + " " * len(LEAD_MARK), tuple(cells))
 
 
 def _marked(header: str, values: Sequence[float | None], *, digits: int, higher: bool) -> Column:
@@ -77,6 +108,18 @@ def _marked(header: str, values: Sequence[float | None], *, digits: int, higher:
         for i, v in enumerate(values)
     )
     return Column(header + " ", cells)
+
+
+def _legend(report: RunReport, intervals: bool, leaders: bool) -> list[str]:
+    """Return the line that explains the marks of the table, if there is anything to explain."""
+    parts = ["± half the 95% bootstrap interval"] if intervals else []
+    if len(report.agents) > 1:
+        parts.append("* best")
+    if leaders:
+        parts.append(
+            f"** best and significantly ahead of the runner-up (Holm p < {report.run.alpha:g})"
+        )
+    return ["; ".join(parts)] if parts else []
 
 
 def _fit(columns: list[Column], width: int) -> tuple[list[Column], list[str]]:
@@ -114,4 +157,13 @@ def _notes(report: RunReport) -> list[str]:
         notes.append(f"invalid gold-set entries: {len(report.invalid)} (see summary.md)")
     if report.not_run:
         notes.append(f"cases collected but never run: {len(report.not_run)}")
+    if len(report.warnings) == 1:
+        notes.append(f"warning: {report.warnings[0]}")
+    elif report.warnings:
+        needed = [c.n_needed for c in report.power if c.underpowered and c.n_needed is not None]
+        most = f", up to {max(needed)} needed" if needed else ""
+        notes.append(
+            f"warning: {len(report.warnings)} agent pairs share too few cases to detect a "
+            f"difference of {DETECTABLE_DIFFERENCE} with {POWER:.0%} power{most} (see summary.md)"
+        )
     return notes

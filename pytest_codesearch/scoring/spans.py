@@ -114,11 +114,11 @@ def score_lines(
 def function_units(path: str, lines: Sequence[Interval], text: str | None) -> list[list[Interval]]:
     """Return the ground-truth "functions" of one file, each as the merged intervals it spans.
 
-    In a Python file that parses, each ground-truth line belongs to the innermost ``def`` or
-    ``async def`` around it (decorators included); each such function is one unit spanning its
-    whole definition. The ground-truth lines of a range that lie in no function (module or class
-    level) form one more unit per range. Any other file, or a Python file that cannot be read or
-    parsed, falls back to one unit per ground-truth range (``lines`` as merged intervals).
+    ``lines`` are the file's merged ground-truth ranges. In a Python file that parses, a range
+    contributes the innermost ``def`` or ``async def`` around each of its lines (decorators
+    included), each function once per file and spanning its whole definition; a range with no
+    line inside any function (module or class level) is a unit of its own. Any other file, or a
+    Python file that cannot be read or parsed, falls back to one unit per range.
     """
     extents = _function_extents(text) if text is not None and path.endswith(PYTHON_SUFFIXES) else None
     if extents is None:
@@ -127,17 +127,12 @@ def function_units(path: str, lines: Sequence[Interval], text: str | None) -> li
     found: dict[int, None] = {}
     loose: list[list[Interval]] = []
     for start, end in lines:
-        outside: list[Interval] = []
-        for line in range(start, min(end, len(owners) - 1) + 1):
-            owner = owners[line]
-            if owner is None:
-                outside.append((line, line))
-            else:
-                found[owner] = None
-        if end >= len(owners):  # lines past the end of the file belong to no function
-            outside.append((max(start, len(owners)), end))
-        if outside:
-            loose.append(merge(outside))
+        inside = [owners[line] for line in range(start, min(end, len(owners) - 1) + 1)]
+        touched = [owner for owner in inside if owner is not None]
+        if touched:
+            found.update(dict.fromkeys(touched))
+        else:
+            loose.append([(start, end)])
     return [[extents[index]] for index in found] + loose
 
 

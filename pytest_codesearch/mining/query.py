@@ -1,0 +1,166 @@
+"""Commit message to search query: the rule-based transformer, and the leak check.
+
+A commit message is written by someone who has just changed the code; a query is what someone asks before
+knowing where the code is. The rules keep the words that describe the change and drop the bookkeeping:
+conventional-commit prefixes, issue and PR references, ticket keys, URLs, trailers and bracket tags.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from collections.abc import Iterable
+
+_FLAGS = re.IGNORECASE
+_TRAILER_LINE = re.compile(
+    r"^\s*(?:[\w-]+-by|co-authored-by|change-id|cc|bug|fixes|closes|resolves|refs?|see-also|link|pr-url|"
+    r"reviewed-on|issue|ticket|jira|task|part-of|related(?:-to)?|git-svn-id|cherry-picked-from|backport-of)"
+    r"\s*:\s.*$",
+    _FLAGS,
+)
+_BOOKKEEPING_LINE = re.compile(r"^\s*(?:\(cherry picked from commit [0-9a-f]+\)|this reverts commit [0-9a-f]+.*)$", _FLAGS)
+_CONVENTIONAL = re.compile(
+    r"^\s*(?:feat|feature|fix|bugfix|hotfix|docs|doc|style|refactor|perf|test|tests|build|ci|chore|revert|deps|"
+    r"security|wip)(?:\([^)]*\))?!?\s*:\s*",
+    _FLAGS,
+)
+_BRACKET_TAG = re.compile(r"\[(?:skip ci|ci skip|no ci|skip actions|wip|rfc|patch[^\]]*|draft)\]", _FLAGS)
+_LEADING_TAGS = re.compile(r"^\s*(?:\[[^\]]{1,30}\]\s*)+")
+_GITMOJI = re.compile(r":[a-z0-9_+-]+:")
+_URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+", _FLAGS)
+_NOT_TICKETS = r"(?:UTF|UCS|ISO|SHA|MD|RFC|PEP|HTTP|TLS|SSL|IPV|ES|ECMA|AES|RSA|CRC|WIN|ARM|X86|MP|BASE|LATIN|CP|IEEE)-"
+_TICKET = rf"(?-i:\b(?!{_NOT_TICKETS})[A-Z][A-Z0-9]{{1,9}}-\d+\b)"
+_REF = rf"(?:[\w.-]+/[\w.-]+)?#\d+\b|\bgh-\d+\b|(?<!\w)![0-9]+\b|{_TICKET}"
+_CLOSING_REF = re.compile(
+    rf"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?|refs?|see|related to|part of|addresses)\s*:?\s*(?:{_REF})"
+    rf"(?:\s*(?:,|and)\s*(?:{_REF}))*",
+    _FLAGS,
+)
+_BARE_REF = re.compile(rf"{_REF}|\b(?:pr|pull request|issue|bug)\s*#?\d+\b", _FLAGS)
+_EMPTY_BRACKETS = re.compile(r"\(\s*[,;:]?\s*\)|\[\s*[,;:]?\s*\]")
+_SPACES = re.compile(r"\s+")
+_EDGE_PUNCTUATION = " \t:;,.-–—|/"
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+MAX_QUERY_CHARS = 300
+"""Longer queries are cut at a word boundary."""
+
+
+def decode_message(raw: bytes, encoding: str | None) -> tuple[str, bool]:
+    """Return the message text and whether it decoded cleanly (PITFALLS 20: never trust ``Commit.message``).
+
+    The commit's encoding header is tried first, then UTF-8; failing both, UTF-8 with replacement
+    characters, and the flag is False.
+    """
+    for codec in (encoding, "utf-8"):
+        if not codec:
+            continue
+        try:
+            codecs.lookup(codec)
+            return raw.decode(codec), True
+        except (LookupError, UnicodeDecodeError):
+            continue
+    return raw.decode("utf-8", errors="replace"), False
+
+
+def split_message(message: str) -> tuple[str, list[str]]:
+    """Return the subject (first non-blank line) and the body paragraphs, bookkeeping lines removed."""
+    lines = [line for line in message.splitlines() if not _TRAILER_LINE.match(line) and not _BOOKKEEPING_LINE.match(line)]
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    if not lines:
+        return "", []
+    paragraphs: list[str] = []
+    current: list[str] = []
+    for line in lines[1:]:
+        if line.strip():
+            current.append(line.strip())
+        elif current:
+            paragraphs.append(" ".join(current))
+            current = []
+    if current:
+        paragraphs.append(" ".join(current))
+    return lines[0].strip(), paragraphs
+
+
+def clean_text(text: str) -> str:
+    """Return ``text`` without prefixes, tags, references and URLs, whitespace normalised."""
+    text = _CONVENTIONAL.sub("", text, count=1)
+    text = _BRACKET_TAG.sub(" ", text)
+    text = _LEADING_TAGS.sub("", text)
+    text = _CONVENTIONAL.sub("", text, count=1)  # "[core] fix: ..." has both
+    text = _GITMOJI.sub(" ", text)
+    text = _URL.sub(" ", text)
+    text = _CLOSING_REF.sub(" ", text)
+    text = _BARE_REF.sub(" ", text)
+    previous = None
+    while previous != text:
+        previous, text = text, _EMPTY_BRACKETS.sub(" ", text)
+    text = _SPACES.sub(" ", text)
+    text = re.sub(r"\s+([,;:.!?)])", r"\1", text)
+    return text.strip(_EDGE_PUNCTUATION)
+
+
+def word_count(text: str) -> int:
+    """Return the number of whitespace-separated words in ``text``."""
+    return len(text.split())
+
+
+def message_to_query(message: str, min_words: int = 4) -> str:
+    """Return the rule-based query for a commit message; "" when nothing meaningful is left.
+
+    The cleaned subject is the query; when it has fewer than ``min_words`` words, the first sentence of
+    the body with at least three words is added after a colon (or used alone if the subject is empty).
+    """
+    subject, paragraphs = split_message(message)
+    query = clean_text(subject)
+    if word_count(query) < min_words:
+        sentence = _body_sentence(paragraphs)
+        if sentence:
+            query = f"{query}: {sentence}" if query else sentence
+    return _shorten(query)
+
+
+def _body_sentence(paragraphs: Iterable[str]) -> str:
+    """Return the first sentence of three or more words in the body, cleaned, or ""."""
+    for paragraph in paragraphs:
+        if paragraph.startswith(("```", "    ", "\t", ">")):
+            continue
+        for sentence in _SENTENCE_END.split(paragraph):
+            cleaned = clean_text(sentence)
+            if word_count(cleaned) >= 3:
+                return cleaned
+    return ""
+
+
+def _shorten(query: str) -> str:
+    if len(query) <= MAX_QUERY_CHARS:
+        return query
+    cut = query[:MAX_QUERY_CHARS].rsplit(" ", 1)[0]
+    return cut.rstrip(_EDGE_PUNCTUATION)
+
+
+def leaked_path(query: str, paths: Iterable[str]) -> str | None:
+    """Return the first of ``paths`` whose full path or file name the query contains, or None.
+
+    Matching ignores case and needs a boundary on each side, so ``app.py`` is found in "fix app.py
+    startup" but not in "myapp.pyc". A query naming a ground-truth file gives its answer away.
+    """
+    lowered = query.lower()
+    for path in paths:
+        for needle in dict.fromkeys((path.lower(), path.rsplit("/", 1)[-1].lower())):
+            if _contains_word(lowered, needle):
+                return path
+    return None
+
+
+def _contains_word(text: str, needle: str) -> bool:
+    start = text.find(needle)
+    while start != -1:
+        end = start + len(needle)
+        before = text[start - 1] if start else " "
+        after = text[end] if end < len(text) else " "
+        if not (before.isalnum() or before in "_./-") and not (after.isalnum() or after == "_"):
+            return True
+        start = text.find(needle, start + 1)
+    return False

@@ -1,0 +1,45 @@
+"""Markdown table pieces shared by the ``summary.md`` sections: escaping, tables, cells."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pytest_codesearch.report.model import MetricSummary
+from pytest_codesearch.stats import best_positions
+
+MISSING = "–"
+
+
+def escape_cell(text: str) -> str:
+    """Return ``text`` safe for a Markdown table cell: ``|`` escaped, newlines removed."""
+    flat = " ".join(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
+    return flat.replace("|", "\\|")
+
+
+def table(header: Sequence[str], align: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """Return a Markdown table; every cell is escaped here."""
+    lines = [_table_row(header), _table_row(align, escape=False)]
+    lines += [_table_row(row) for row in rows]
+    return "\n".join(lines)
+
+
+def bold_best(cells: list[str], keys: Sequence[float | None], *, higher: bool) -> list[str]:
+    """Embolden the cells whose key is best in the column (all on a tie; none with one value)."""
+    if sum(k is not None for k in keys) < 2:
+        return cells
+    best = best_positions(keys, higher_is_better=higher)
+    return [f"**{c}**" if i in best else c for i, c in enumerate(cells)]
+
+
+def mean_interval(summary: MetricSummary | None) -> str:
+    """Return 'mean [low, high]' with three decimals, or the missing mark."""
+    if summary is None:
+        return MISSING
+    low, high = summary.ci95
+    return f"{summary.mean:.3f} [{low:.3f}, {high:.3f}]"
+
+
+def _table_row(cells: Sequence[str], *, escape: bool = True) -> str:
+    """Return one table line."""
+    shown = [escape_cell(c) if escape else c for c in cells]
+    return "| " + " | ".join(shown) + " |"
