@@ -37,7 +37,9 @@ from pytest_codesearch.stats import bootstrap_ci_present, seeded_rng, summarize_
 
 T = TypeVar("T")
 KS = (1, 5, 10)
-TREC_MEASURES = {"P_1,5,10", "recall_1,5,10", "success_1,5,10", "ndcg_cut_1,5,10", "recip_rank", "map", "Rprec"}
+TREC_MEASURES = {
+    "P_1,5,10", "recall_1,5,10", "success_1,5,10", "ndcg_cut_1,5,10", "recip_rank", "map", "Rprec",
+}
 OURS_FOR_TREC = {
     "P_5": "precision@5",
     "recall_10": "recall@10",
@@ -86,7 +88,9 @@ def aggregate(matrix: np.ndarray[Any, Any], resamples: int, seed: int) -> list[A
     return [summarize_present(matrix), bootstrap_ci_present(matrix, resamples, rng)]
 
 
-def check_against_trec(names: list[str], matrix: np.ndarray[Any, Any], trec: dict[str, dict[str, float]]) -> float:
+def check_against_trec(
+    names: list[str], matrix: np.ndarray[Any, Any], trec: dict[str, dict[str, float]]
+) -> float:
     """Return the largest absolute difference between our scores and pytrec_eval's."""
     worst = 0.0
     for measure, ours in OURS_FOR_TREC.items():
@@ -128,7 +132,8 @@ def main() -> None:
 
     per_query = 1e6 / args.cases
     print(f"score_case loop      {t_case:7.3f} s  ({t_case * per_query:5.1f} us/case)")
-    print(f"score_batch          {t_batch:7.3f} s  ({t_batch * per_query:5.1f} us/case)  equal to score_case: {equal}")
+    print(f"score_batch          {t_batch:7.3f} s  ({t_batch * per_query:5.1f} us/case)  "
+          f"equal to score_case: {equal}")
     print(f"aggregation + CI95   {t_aggregate:7.3f} s  (every metric: mean, median, std, bootstrap interval)")
     print(f"pytrec_eval          {t_trec:7.3f} s  ({t_trec * per_query:5.1f} us/case; "
           f"building its run dict took {t_convert:.3f} s more)  max |ours - trec| = {worst:.1e}")

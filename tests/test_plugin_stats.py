@@ -42,7 +42,8 @@ def write_goldset(root: Path) -> None:
             truth.append({"path": f"src/module_{i + 30:02d}.py", "relevance": 2})
         query = f"where is the {WORDS[i]} {WORDS[(i + 7) % len(WORDS)]} handler"
         complexity = "low" if i % 2 else "high"
-        lines.append({"id": f"case{i:02d}", "query": query, "ground_truth_files": truth, "complexity": complexity})
+        lines.append({"id": f"case{i:02d}", "query": query, "ground_truth_files": truth,
+                      "complexity": complexity})  # fmt: skip
     (root / "stats.jsonl").write_text("\n".join(json.dumps(line) for line in lines) + "\n")
 
 
@@ -67,6 +68,9 @@ def test_oracle_beats_random_and_a_twin_never_differs(
         assert better["significant"] and better["mean_diff"] > 0 and better["ci95"][0] > 0, metric
         twin = comparisons[(metric, "bm25", "bm25-twin")]
         assert (twin["mean_diff"], twin["p_value"], twin["significant"]) == (0.0, 1.0, False), metric
+        against_twin = {**comparisons[(metric, "random", "bm25-twin")], "agent_b": "bm25"}
+        assert against_twin == comparisons[(metric, "random", "bm25")], metric
+    assert data["agents"]["bm25"]["metrics"] == data["agents"]["bm25-twin"]["metrics"]
     summaries = list(data["agents"].values())
     summaries += [s for groups in data["breakdowns"].values() for g in groups.values() for s in g.values()]
     for summary in summaries:

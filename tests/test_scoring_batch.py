@@ -23,7 +23,9 @@ def random_cases(seed: int, count: int) -> tuple[list[list[str]], list[dict[str,
     return runs, relevances
 
 
-def expected_rows(runs: list[list[str]], relevances: list[dict[str, int]], **options: Any) -> list[list[float]]:
+def expected_rows(
+    runs: list[list[str]], relevances: list[dict[str, int]], **options: Any
+) -> list[list[float]]:
     """Return score_case's values for every case, in metric order."""
     return [list(score_case(r, rel, **options).values()) for r, rel in zip(runs, relevances)]
 

@@ -33,51 +33,63 @@ import numpy as np
 import numpy.typing as npt
 
 from pytest_codesearch.agents.contract import RetrievalResult
-from pytest_codesearch.agents.corpus import IndexCache, TokenCorpus, index_snapshot, rank_files
+from pytest_codesearch.agents.corpus import IndexCache, SnapshotIndexer, rank_files
+from pytest_codesearch.agents.postings import TokenCorpus
 from pytest_codesearch.agents.tokencache import TokenCache, shared_token_cache
 from pytest_codesearch.agents.tokenize import tokenize
 
 
 @dataclass(frozen=True, eq=False)
 class Bm25Index:
-    """A corpus with the idf of each term and each document's length normaliser ``k1 * (1 - b + b * len / avgdl)``."""
+    """A corpus with, by df, the idf of its terms, and each document's ``k1 * (1 - b + b * len / avgdl)``."""
 
     corpus: TokenCorpus
-    idf: npt.NDArray[np.float64]
+    idf_by_df: npt.NDArray[np.float64]
     norm: npt.NDArray[np.float64]
     k1: float
+
+    def idf(self, term: str) -> float:
+        """Return the idf of ``term`` (0.0 for a term no document holds: it has no postings to weigh)."""
+        term_id = self.corpus.vocabulary.get(term)
+        df = self.corpus.df
+        if term_id is None or term_id >= len(df) or df[term_id] == 0:
+            return 0.0
+        return float(self.idf_by_df[df[term_id]])
 
 
 def build_bm25_index(
     corpus: TokenCorpus, k1: float = 1.5, b: float = 0.75, epsilon: float = 0.25
 ) -> Bm25Index:
-    """Return the idf of each term and the length normaliser of each document (module docstring)."""
-    n_docs = len(corpus.paths)
+    """Return the idf of every document frequency and the length normaliser of each document.
+
+    Every term of one document frequency has the same idf, so idf is computed per distinct df, and
+    mean(idf) summed by df does not depend on term ids (see the module docstring).
+    """
+    n_docs = corpus.size
     df = corpus.document_frequencies()
-    idf = np.log(n_docs - df + 0.5) - np.log(df + 0.5)
-    present = df[df > 0]
-    if len(present):
-        # mean(idf) over the corpus's terms, summed by distinct df: independent of term ids.
-        by_df = np.bincount(present).astype(np.float64)
-        values = np.log(n_docs - np.arange(len(by_df)) + 0.5) - np.log(np.arange(len(by_df)) + 0.5)
-        mean_idf = float(np.sum(by_df * values)) / len(present)
-        idf[idf < 0] = epsilon * mean_idf
-    total = int(corpus.doc_lengths.sum())
+    present = np.bincount(df[df > 0]).astype(np.float64) if len(df) else np.zeros(1)
+    frequencies = np.arange(max(len(present), 1), dtype=np.float64)
+    idf_by_df = np.log(n_docs - frequencies + 0.5) - np.log(frequencies + 0.5)
+    terms = present.sum()
+    if terms:
+        mean_idf = float(np.sum(present * idf_by_df[: len(present)])) / terms
+        idf_by_df[idf_by_df < 0] = epsilon * mean_idf
+    total = int(corpus.live_lengths().sum())
     # With no tokens at all there are no postings to weigh; avoid dividing by a zero avgdl.
     avgdl = total / n_docs if total else 1.0
     norm = (k1 * (1 - b + b * corpus.doc_lengths / avgdl)).astype(np.float64)
-    return Bm25Index(corpus=corpus, idf=idf, norm=norm, k1=k1)
+    return Bm25Index(corpus=corpus, idf_by_df=idf_by_df, norm=norm, k1=k1)
 
 
 def bm25_scores(index: Bm25Index, query_tokens: Sequence[str]) -> npt.NDArray[np.float64]:
-    """Return the BM25 score of every document of ``index`` for ``query_tokens``."""
+    """Return the BM25 score of every document number of ``index`` for ``query_tokens`` (dead ones 0)."""
     corpus = index.corpus
     scores = np.zeros(len(corpus.paths), dtype=np.float64)
     for token in query_tokens:
         doc_ids, tf = corpus.postings(token)
         if len(doc_ids):
             weights = tf * (index.k1 + 1) / (tf + index.norm[doc_ids])
-            scores[doc_ids] += index.idf[corpus.vocabulary[token]] * weights
+            scores[doc_ids] += index.idf(token) * weights
     return scores
 
 
@@ -114,14 +126,13 @@ class BM25Agent:
         self.top_n = top_n
         self.max_bytes = max_bytes
         self.token_cache = shared_token_cache() if token_cache is None else token_cache
+        self._indexer = SnapshotIndexer(path_weight, max_bytes, self.token_cache)
         self._cache: IndexCache[Bm25Index] = IndexCache(self._build, cached_indexes)
         self._index: Bm25Index | None = None
 
     def _build(self, directory: Path) -> Bm25Index:
         """Return the BM25 index of ``directory`` (the cache calls this once per directory)."""
-        bases = [index.corpus for index in self._cache.recent()]
-        corpus = index_snapshot(directory, self.path_weight, self.max_bytes, self.token_cache, bases)
-        return build_bm25_index(corpus, self.k1, self.b)
+        return build_bm25_index(self._indexer.index(directory), self.k1, self.b)
 
     @property
     def index(self) -> Bm25Index:
@@ -137,7 +148,7 @@ class BM25Agent:
     def retrieve(self, query: str) -> RetrievalResult:
         """Return the files of the current directory that best match ``query``."""
         index = self.index
-        return rank_files(index.corpus.paths, bm25_scores(index, tokenize(query)), self.top_n)
+        return rank_files(index.corpus, bm25_scores(index, tokenize(query)), self.top_n)
 
     def reset(self) -> None:
         """Do nothing: answers depend on the query and the index only, and no query is cached."""

@@ -16,7 +16,8 @@ import numpy as np
 import numpy.typing as npt
 
 from pytest_codesearch.agents.contract import RetrievalResult
-from pytest_codesearch.agents.corpus import IndexCache, TokenCorpus, index_snapshot, rank_files
+from pytest_codesearch.agents.corpus import IndexCache, SnapshotIndexer, rank_files
+from pytest_codesearch.agents.postings import TokenCorpus
 from pytest_codesearch.agents.tokencache import TokenCache, shared_token_cache
 from pytest_codesearch.agents.tokenize import tokenize
 
@@ -48,12 +49,13 @@ class KeywordAgent:
         self.top_n = top_n
         self.max_bytes = max_bytes
         self.token_cache = shared_token_cache() if token_cache is None else token_cache
+        self._indexer = SnapshotIndexer(1, max_bytes, self.token_cache)
         self._cache: IndexCache[TokenCorpus] = IndexCache(self._build, cached_indexes)
         self._index: TokenCorpus | None = None
 
     def _build(self, directory: Path) -> TokenCorpus:
         """Return the token postings of ``directory`` (the cache calls this once per directory)."""
-        return index_snapshot(directory, 1, self.max_bytes, self.token_cache, self._cache.recent())
+        return self._indexer.index(directory)
 
     @property
     def index(self) -> TokenCorpus:
@@ -69,7 +71,7 @@ class KeywordAgent:
     def retrieve(self, query: str) -> RetrievalResult:
         """Return the files of the current directory where the query's tokens occur most."""
         index = self.index
-        return rank_files(index.paths, keyword_scores(index, tokenize(query)), self.top_n)
+        return rank_files(index, keyword_scores(index, tokenize(query)), self.top_n)
 
     def reset(self) -> None:
         """Do nothing: answers depend on the query and the index only, and no query is cached."""

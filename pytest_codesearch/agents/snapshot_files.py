@@ -19,18 +19,12 @@ from pathlib import Path
 
 import pygit2
 
-from pytest_codesearch.repo.materialize import TreeListing, read_manifest
+from pytest_codesearch.repo.materialize import ManifestFile, TreeListing, read_manifest
 
 _TREE_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
-
-@dataclass(frozen=True)
-class SnapshotFile:
-    """One regular file of a snapshot: posix path relative to the root, blob id, size in bytes."""
-
-    path: str
-    blob: str
-    size: int
+SnapshotFile = ManifestFile
+"""One regular file of a snapshot: posix path relative to the root, blob id, size in bytes."""
 
 
 @dataclass(frozen=True)
@@ -51,14 +45,19 @@ def list_snapshot(root: Path, max_bytes: int) -> SnapshotFiles:
     """
     listing = _manifest_for(root)
     if listing is not None:
-        files = sorted(
-            (SnapshotFile(f.path, f.blob, f.size) for f in listing.files if f.size <= max_bytes),
-            key=lambda f: f.path,
-        )
-        return SnapshotFiles(tuple(files), _reader(root, listing), listing.tree_id)
+        return SnapshotFiles(_sorted_files(listing.files, max_bytes), _reader(root, listing), listing.tree_id)
     if not root.is_dir():
         raise NotADirectoryError(f"{root}: not a directory; pass the repository checkout to search")
     return SnapshotFiles(tuple(_hashed_files(root, max_bytes)), _disk_reader(root))
+
+
+def _sorted_files(files: tuple[ManifestFile, ...], max_bytes: int) -> tuple[ManifestFile, ...]:
+    """Return ``files`` no larger than ``max_bytes``, sorted by path (a tree lists them so, mostly)."""
+    if any(f.size > max_bytes for f in files):
+        files = tuple(f for f in files if f.size <= max_bytes)
+    if all(a.path < b.path for a, b in zip(files, files[1:])):
+        return files
+    return tuple(sorted(files, key=lambda f: f.path))
 
 
 def _manifest_for(root: Path) -> TreeListing | None:
@@ -112,7 +111,7 @@ def _hashed_files(root: Path, max_bytes: int) -> list[SnapshotFile]:
                 data = stream.read()
         except OSError:
             continue
-        found.append(SnapshotFile(relative, git_blob_id(data), len(data)))
+        found.append(SnapshotFile(relative, git_blob_id(data), len(data), False))
     return found
 
 

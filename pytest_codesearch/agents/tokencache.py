@@ -4,13 +4,15 @@ A mined gold set searches a different commit in nearly every case, and consecuti
 almost every blob, so the built-in agents tokenise each blob once per process, not once per snapshot
 (issue 4, "time travel at evaluation"). :class:`TokenCache` maps a blob id to the counts of its tokens
 as two int32 arrays (term ids into the cache's vocabulary, ascending, and their counts), or to None for a
-binary blob. :func:`shared_token_cache` is the instance agents use unless given their own.
+binary blob, and (blob id, path, path weight) to the counts of a document: the blob's tokens plus its
+path's. :func:`shared_token_cache` is the instance agents use unless given their own.
 
 Memory is bounded two ways:
 
-* blobs are evicted least recently used first once their postings (distinct tokens, summed over
-  blobs) pass ``max_postings``: 8 bytes a posting, so the default 8,000,000 is about 64 MB of arrays
-  (a 2,000-file repository of ordinary source holds about 600,000);
+* entries are evicted least recently used first once their postings (distinct tokens, summed over
+  entries) pass ``max_postings``: 8 bytes a posting, so the default 8,000,000 is about 64 MB of arrays
+  (a 2,000-file repository of ordinary source holds about 600,000 per agent's path weight, and as
+  many for the blobs);
 * the vocabulary only grows while a process runs; when it passes ``max_terms`` at the start of an
   index build (:meth:`TokenCache.trim`) the cache starts again with an empty vocabulary and no blobs.
   Indexes built before keep the vocabulary they were built with.
@@ -23,17 +25,17 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 
+from pytest_codesearch.agents.postings import Document, IdArray
 from pytest_codesearch.agents.tokenize import count_tokens, path_tokens
+
+_DocumentKey = tuple[str, str, int]
 
 SNIFF_BYTES = 8192
 """A NUL byte among a file's first ``SNIFF_BYTES`` bytes marks it binary."""
 
 MAX_REPLACEMENT_RATIO = 0.3
 """A file whose UTF-8 decoding is more than this fraction of U+FFFD characters is binary."""
-
-IdArray = npt.NDArray[np.int32]
 
 
 def decode_text(data: bytes) -> str | None:
@@ -59,7 +61,7 @@ class BlobTokens:
 
 
 class TokenCache:
-    """Token counts by blob id over one growing vocabulary, least recently used blobs evicted.
+    """Token counts by blob id, and documents by (blob id, path, path weight), least recently used evicted.
 
     ``tokenized`` counts the blobs tokenised so far (a blob read again after its eviction counts
     again); tests use it to check that shared blobs are tokenised once.
@@ -73,11 +75,17 @@ class TokenCache:
         self.vocabulary: dict[str, int] = {}
         self.tokenized = 0
         self._blobs: OrderedDict[str, BlobTokens | None] = OrderedDict()
+        self._documents: OrderedDict[_DocumentKey, Document] = OrderedDict()
         self._postings = 0
 
     def __len__(self) -> int:
         """Return the number of blobs cached (binary ones included)."""
         return len(self._blobs)
+
+    @property
+    def documents(self) -> int:
+        """Return the number of documents cached."""
+        return len(self._documents)
 
     @property
     def postings(self) -> int:
@@ -92,6 +100,7 @@ class TokenCache:
         if len(self.vocabulary) > self.max_terms:
             self.vocabulary = {}
             self._blobs.clear()
+            self._documents.clear()
             self._postings = 0
 
     def tokens(self, blob_id: str, load: Callable[[], bytes | None]) -> BlobTokens | None:
@@ -111,6 +120,27 @@ class TokenCache:
         self._remember(blob_id, found)
         return found
 
+    def document(
+        self, blob_id: str, path: str, path_weight: int, load: Callable[[], bytes | None]
+    ) -> Document | None:
+        """Return the term ids and counts of the file ``path`` holding ``blob_id`` (see :func:`document_arrays`).
+
+        None when the blob is binary or cannot be read (see :meth:`tokens`).
+        """
+        key = (blob_id, path, path_weight)
+        found = self._documents.get(key)
+        if found is not None:
+            self._documents.move_to_end(key)
+            return found
+        text = self.tokens(blob_id, load)
+        if text is None:
+            return None
+        found = document_arrays(self, text, path, path_weight)
+        self._documents[key] = found
+        self._postings += len(found[0])
+        self._evict()
+        return found
+
     def term_ids(self, tokens: Iterable[str]) -> list[int]:
         """Return the id of each token, adding new tokens to the vocabulary."""
         vocabulary = self.vocabulary
@@ -127,12 +157,18 @@ class TokenCache:
     def _remember(self, blob_id: str, found: BlobTokens | None) -> None:
         self._blobs[blob_id] = found
         self._postings += 0 if found is None else len(found.term_ids)
+        self._evict()
+
+    def _evict(self) -> None:
+        """Drop documents, then blobs, least recently used first, until the postings fit (keeping one)."""
+        while self._postings > self.max_postings and len(self._documents) > 1:
+            self._postings -= len(self._documents.popitem(last=False)[1][0])
         while self._postings > self.max_postings and len(self._blobs) > 1:
-            _, evicted = self._blobs.popitem(last=False)
+            evicted = self._blobs.popitem(last=False)[1]
             self._postings -= 0 if evicted is None else len(evicted.term_ids)
 
 
-def document_arrays(cache: TokenCache, text: BlobTokens, path: str, path_weight: int) -> tuple[IdArray, IdArray]:
+def document_arrays(cache: TokenCache, text: BlobTokens, path: str, path_weight: int) -> Document:
     """Return the term ids (ascending) and counts of a document: ``text`` plus its path's tokens.
 
     Each token of ``path`` counts ``path_weight`` times, so the result matches

@@ -11,6 +11,13 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 _WHITESPACE = b" \t\n\r\f\v"
+SOURCE_EXTENSIONS = frozenset(
+    "py pyi pyx pxd c h cc cpp cxx hpp hh hxx m mm java kt kts scala go rs js jsx mjs cjs ts tsx rb php cs fs "
+    "swift sh bash zsh fish pl pm lua r jl ex exs erl hrl hs ml mli clj cljs dart vue svelte sql html htm css "
+    "scss sass less el vim groovy gradle cmake proto thrift tf nim zig sv vhd f90 pas".split()
+)
+"""Extensions of source files, whose content is not sniffed for binary data (reading every blob is the
+miner's largest cost after the tree diff)."""
 _BINARY_SNIFF = 8000  # git's buffer_is_binary looks at the first 8000 bytes for a NUL
 
 
@@ -168,6 +175,11 @@ def complexity(file_count: int) -> str:
     if file_count < 2:
         return "low"
     return "medium" if file_count <= 20 else "high"
+
+
+def is_source_path(path: str) -> bool:
+    """Return whether ``path`` has a known source-code extension (its content is taken to be text)."""
+    return path.rpartition(".")[2].lower() in SOURCE_EXTENSIONS
 
 
 def looks_binary(data: bytes) -> bool:

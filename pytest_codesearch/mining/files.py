@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import pygit2
 
-from pytest_codesearch.mining.classify import PathFilter, looks_binary, same_ignoring_whitespace
+from pytest_codesearch.mining.classify import PathFilter, is_source_path, looks_binary, same_ignoring_whitespace
 from pytest_codesearch.mining.config import FilterConfig
 from pytest_codesearch.mining.walk import (
     GITLINK,
@@ -38,12 +38,14 @@ class CommitFiles:
 class FileSorter:
     """Applies the path rules of a ``FilterConfig`` to each commit's changes, counting what it leaves out."""
 
-    def __init__(self, repo: pygit2.Repository, config: FilterConfig, differ: TreeDiffer) -> None:
+    def __init__(
+        self, repo: pygit2.Repository, config: FilterConfig, differ: TreeDiffer, excluded: Counter[str] | None = None
+    ) -> None:
         self.repo = repo
         self.config = config
         self.differ = differ
         self.filter = PathFilter(config.exclude_patterns)
-        self.excluded: Counter[str] = Counter()
+        self.excluded: Counter[str] = Counter() if excluded is None else excluded
         """Files left out of the ground truth, by reason."""
         self.rename_limit_hits = 0
 
@@ -92,7 +94,7 @@ class FileSorter:
         if reason is None and path is not None and self.filter.excluded(path):
             reason = "excluded pattern"
         data = b""
-        if reason is None and self.config.exclude_binary:
+        if reason is None and path is not None and self.config.exclude_binary and not is_source_path(path):
             data = read_blob(self.repo, old_id)
             if looks_binary(data):
                 reason = "binary"

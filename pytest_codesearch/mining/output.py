@@ -16,8 +16,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
-from pytest_codesearch.goldset.io import case_to_json
-from pytest_codesearch.goldset.model import GoldSetMetadata, TestCase
+from pytest_codesearch.goldset.model import GoldSetMetadata
 from pytest_codesearch.mining.walk import MiningError
 
 SUFFIXES = (".jsonl", ".json")
@@ -51,9 +50,9 @@ class GoldsetWriter:
     ) -> None:
         self.discard()
 
-    def add(self, case: TestCase) -> None:
-        """Append one case (one JSON line) to the scratch file."""
-        self._stream.write(_dumps(case_to_json(case)) + "\n")
+    def add(self, line: str) -> None:
+        """Append one case, already serialised as one line of JSON (``case_to_json``), to the scratch file."""
+        self._stream.write(line + "\n")
         self.count += 1
 
     def publish(self, metadata: GoldSetMetadata) -> None:

@@ -25,11 +25,9 @@ from pytest_codesearch.repo.materialize import (
     MaterializeError,
     SubtreeMemo,
     TreeListing,
+    ensure_manifest,
     list_tree,
-    manifest_path,
     materialize_tree,
-    read_manifest,
-    write_manifest,
 )
 
 _GIT_DIR = ".git"
@@ -129,21 +127,21 @@ class SnapshotStore:
         return root, listing
 
     def _list(self, repository: pygit2.Repository, tree: pygit2.Tree, path: Path, rev: str) -> tuple[Path, TreeListing]:
-        """Return where ``tree``'s directory goes and its listing, writing the manifest if it is missing."""
-        tree_id = str(tree.id)
-        listing = read_manifest(self.cache_dir, tree_id) if manifest_path(self.cache_dir, tree_id).exists() else None
+        """Return where ``tree``'s directory goes and its listing, writing the manifest if it is missing.
+
+        Listing again (subtrees seen before are not walked) is cheaper than reading an existing manifest.
+        """
+        if len(self._subtrees) > _SUBTREE_MEMO_SIZE:
+            self._subtrees.clear()
         try:
-            if listing is None:
-                if len(self._subtrees) > _SUBTREE_MEMO_SIZE:
-                    self._subtrees.clear()
-                listing = list_tree(repository, tree, self._subtrees)
-                self.cache_dir.mkdir(parents=True, exist_ok=True)
-                write_manifest(self.cache_dir, listing)
+            listing = list_tree(repository, tree, self._subtrees)
+            self.cache_dir.mkdir(parents=True, exist_ok=True)
+            ensure_manifest(self.cache_dir, listing)
         except (MaterializeError, pygit2.GitError) as exc:
             raise SnapshotError(f"{path}: cannot list {rev!r}: {exc}; the clone may be incomplete") from None
         except OSError as exc:
             raise SnapshotError(f"{path}: cannot write the manifest of {rev!r} into {self.cache_dir}: {exc}") from None
-        return self.cache_dir / tree_id, listing
+        return self.cache_dir / listing.tree_id, listing
 
     def _repository(self, path: Path, rev: str) -> pygit2.Repository:
         if os.getpid() != self._pid:  # a forked child must not reuse its parent's handles

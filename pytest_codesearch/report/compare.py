@@ -143,8 +143,9 @@ def _compare_pair(
         return []
     columns = [names.index(m) for m in metrics]
     diffs = a.matrix[rows_a][:, columns] - b.matrix[rows_b][:, columns]
-    resample = seeded_rng(run.seed, "difference", a.agent, b.agent)
-    permute = seeded_rng(run.seed, "permutation", a.agent, b.agent)
+    # every pair gets the same draws, so a twin of an agent compares exactly as the agent does
+    resample = seeded_rng(run.seed, "difference")
+    permute = seeded_rng(run.seed, "permutation")
     found: list[_Paired] = []
     for rows, group in presence_groups(diffs):
         sample = diffs[rows][:, group]

@@ -32,6 +32,17 @@ METRIC_DEFINITIONS = {
     "f1_partial": "F1 in which near misses earn partial credit.",
     "precision": "share of the whole answer that is relevant.",
     "recall": "share of the relevant paths found anywhere in the answer.",
+    "f_beta": "weighted harmonic mean of precision and recall (beta > 1 favours recall).",
+    "all_hit@k": "1 when every relevant path is among the first k results, else 0.",
+    "recall_cap@k": "relevant paths among the first k results, divided by min(k, relevant paths).",
+    "r_precision": "relevant paths among the first R results, R being the number of relevant paths.",
+    "line_coverage": "ground-truth lines covered by the returned spans (cases with line ranges).",
+    "line_precision": "returned span lines that are ground-truth lines, in files with ground truth.",
+    "function_hit_rate": "ground-truth functions overlapped by a returned span.",
+    "quality_score": "0.4 × recall + 0.4 × line_precision + 0.2 × function_hit_rate.",
+    "symbol_hit@k": "1 when a ground-truth symbol is among the first k returned symbols, else 0.",
+    "symbol_mrr": "1 / rank of the first ground-truth symbol returned (0 when none is).",
+    "hard_negative_rate": "1 when a hard negative is ranked above the first ground-truth symbol.",
 }
 """One line per metric family; the full formulas live in docs/metrics.md."""
 

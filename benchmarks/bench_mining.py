@@ -1,0 +1,281 @@
+"""Time the miner against ``git log --no-merges --name-status -M`` on the same synthetic history.
+
+Builds once (cached under the temp directory, keyed by its parameters) a repository of ``--commits``
+commits over about ``--files`` files in nested directories, written object by object with pygit2 (no
+working tree, no ref update per commit, packed at the end with ``git repack``). Its history mixes feature
+and fix commits with what the miner must drop: merges, bot commits, version bumps, reverts, docs-only and
+whitespace-only commits, additions, deletions and renames.
+
+Then, in the same run, it times ``git log`` and ``generate_goldset`` (best of ``--repeat``, each miner run in
+a fresh process), prints the ratio, and the miner's peak memory for half the history and for all of it.
+Run it from the repository root::
+
+    python benchmarks/bench_mining.py [--commits 10000] [--files 2000] [--repeat 3] [--workers N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+import pygit2
+
+BUILDER_VERSION = 1
+EPOCH = 1_600_000_000
+_TREE = pygit2.enums.FileMode.TREE
+_BLOB = pygit2.enums.FileMode.BLOB
+_HUMANS = [("Ada Lovelace", "ada@example.com"), ("Alan Turing", "alan@example.com"), ("Grace Hopper", "grace@example.com")]
+_BOT = ("renovate[bot]", "29139614+renovate[bot]@users.noreply.github.com")
+_SYLLABLES = "ba ce di fo gu ka le mi no pu ra se ti vo zu xan qel vor tim nup".split()
+
+
+class _Builder:
+    """A synthetic project held in memory; each commit rewrites only the trees on the changed paths."""
+
+    def __init__(self, repo: pygit2.Repository, files: int, seed: int) -> None:
+        self.repo = repo
+        self.rng = random.Random(seed)
+        self.words = sorted({"".join(self.rng.choice(_SYLLABLES) for _ in range(3)) for _ in range(3000)})
+        self.lines = [self._make_line() for _ in range(20_000)]
+        self.dirs: dict[str, dict[str, tuple[pygit2.Oid, int]]] = {"": {}}
+        self.trees: dict[str, pygit2.Oid] = {}
+        self.dirty: set[str] = set()
+        self.text: dict[str, list[str]] = {}
+        self.source: list[str] = []
+        self.time = EPOCH
+        self.serial = 0
+        for _ in range(files):
+            self.put(self.new_path(), self.body())
+        for name in ("README.md", "docs/guide.md", "tests/test_core.py", "pyproject.toml"):
+            self.put(name, self.body())
+
+    def new_path(self) -> str:
+        n, words = self.serial, self.words
+        self.serial += 1
+        return f"src/{words[n // 200 % 10]}/{words[10 + n // 20 % 100]}/{self.rng.choice(words)}_{n}.py"
+
+    def line(self) -> str:
+        return self.lines[self.rng.randrange(len(self.lines))]
+
+    def _make_line(self) -> str:
+        a, b, c = (self.rng.choice(self.words) for _ in range(3))
+        return self.rng.choice(
+            (f"def {a}_{b}({c}):\n", f"    {a} = {b}.{c}({self.rng.randint(0, 999)})\n", f"    return {a}_{c}\n",
+             f"class {a.title()}{b.title()}:\n", f"    # {a} the {b} when {c} is missing\n")
+        )  # fmt: skip
+
+    def body(self) -> str:
+        return "".join(self.line() for _ in range(self.rng.randint(30, 90)))
+
+    def put(self, path: str, text: str | None) -> None:
+        """Write (or, with None, delete) one file and mark its directories for rewriting."""
+        folder, _, name = path.rpartition("/")
+        parts = folder.split("/") if folder else []
+        for depth in range(len(parts) + 1):
+            self.dirty.add("/".join(parts[:depth]))
+        for depth in range(1, len(parts) + 1):
+            parent, child = "/".join(parts[: depth - 1]), parts[depth - 1]
+            self.dirs.setdefault("/".join(parts[:depth]), {})
+            self.dirs[parent].setdefault(child, (pygit2.Oid(hex="0" * 40), _TREE))
+        if text is None:
+            del self.dirs[folder][name]
+            del self.text[path]
+            if path.startswith("src/"):
+                self.source.remove(path)
+        else:
+            if path.startswith("src/") and path not in self.text:
+                self.source.append(path)
+            self.text[path] = text.splitlines(keepends=True)
+            self.dirs[folder][name] = (self.repo.create_blob(text.encode()), _BLOB)
+
+    def write_tree(self, folder: str = "") -> pygit2.Oid:
+        """Return the tree of ``folder``, rewriting it (and dirty subfolders) if it changed."""
+        if folder in self.dirty or folder not in self.trees:
+            builder = self.repo.TreeBuilder()
+            for name, (oid, mode) in list(self.dirs[folder].items()):
+                if mode == _TREE:
+                    child = f"{folder}/{name}" if folder else name
+                    if not self.dirs[child]:
+                        del self.dirs[folder][name]
+                        continue
+                    oid = self.write_tree(child)
+                builder.insert(name, oid, mode)
+            self.trees[folder] = builder.write()
+            self.dirty.discard(folder)
+        return self.trees[folder]
+
+    def commit(self, message: str, who: tuple[str, str], parents: list[pygit2.Oid]) -> pygit2.Oid:
+        self.time += self.rng.randint(60, 3600)
+        sig = pygit2.Signature(who[0], who[1], self.time, 0)
+        return self.repo.create_commit(None, sig, sig, message, self.write_tree(), parents)
+
+    def change(self) -> tuple[str, tuple[str, str]]:
+        """Apply one random change; return its message and author."""
+        rng, who = self.rng, self.rng.choice(_HUMANS)
+        roll = rng.random()
+        source = self.source
+        pick = source[rng.randrange(len(source))]
+        stem = pick.rsplit("/", 1)[1][:-3]
+        if roll < 0.02:
+            self.put("pyproject.toml", f'version = "1.{rng.randint(0, 99)}.0"\n')
+            return "Bump version to 1.x", who
+        if roll < 0.04:
+            self.put("requirements.lock", f"numpy=={rng.randint(1, 2)}.{rng.randint(0, 30)}\n")
+            return "chore(deps): update numpy", _BOT
+        if roll < 0.07:
+            self.put("docs/guide.md", self.body())
+            return "docs: explain the configuration", who
+        if roll < 0.08:
+            self.put(pick, "".join(line.rstrip() + "  \n" for line in self.text[pick]))
+            return f"Clean up spacing in {stem}", who
+        if roll < 0.13:
+            self.put(self.new_path(), self.body())
+            return f"feat: add the {rng.choice(self.words)} reader (#{rng.randint(1, 999)})", who
+        if roll < 0.15:
+            self.put(pick, None)
+            return f"Remove the unused {stem} helpers", who
+        if roll < 0.18:
+            text = "".join(self.text[pick])
+            self.put(pick, None)
+            self.put(pick.rsplit("/", 1)[0] + f"/{rng.choice(self.words)}_{self.serial}.py", text + self.line())
+            self.serial += 1
+            return f"refactor: move {stem} into its own module", who
+        return self.edit(source, who)
+
+    def edit(self, source: list[str], who: tuple[str, str]) -> tuple[str, tuple[str, str]]:
+        rng = self.rng
+        for path in {source[rng.randrange(len(source))] for _ in range(rng.choice((1, 1, 1, 2, 2, 3, 5)))}:
+            lines = self.text[path]
+            for _ in range(rng.randint(1, 4)):
+                lines.insert(rng.randrange(len(lines) + 1), self.line())
+            self.put(path, "".join(lines))
+        a, b = rng.choice(self.words), rng.choice(self.words)
+        subject = rng.choice((f"fix: handle empty {a} in {b}", f"Speed up {a} lookups", f"Support {a} {b} options",
+                              f"Validate the {a} before {b}", f"[core] retry {a} on {b} errors"))  # fmt: skip
+        body = [f"The {a} was wrong when the {b} was empty.", f"Fixes #{rng.randint(1, 999)}"] if rng.random() < 0.4 else []
+        trailer = [f"Signed-off-by: {who[0]} <{who[1]}>"] if rng.random() < 0.3 else []
+        return "\n\n".join([subject, *body, *trailer]) + "\n", who
+
+
+def build_repo(path: Path, commits: int, files: int, seed: int) -> Path:
+    """Return ``path`` holding the synthetic history, building it first unless a matching one is cached."""
+    params = {"version": BUILDER_VERSION, "commits": commits, "files": files, "seed": seed}
+    marker = path / "synthetic.json"
+    if marker.is_file() and json.loads(marker.read_text()) == params:
+        return path
+    shutil.rmtree(path, ignore_errors=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # Loose objects are one file each: write them in memory when /dev/shm exists, then keep only the pack.
+    memory = Path("/dev/shm")
+    scratch = Path(tempfile.mkdtemp(prefix=f".{path.name}-", dir=memory if memory.is_dir() else path.parent))
+    staged = path.parent / f".{path.name}.staged"
+    pygit2.settings.enable_strict_object_creation(False)  # we create every object we refer to
+    try:
+        repo = pygit2.init_repository(str(scratch), bare=True, initial_head="main")
+        builder = _Builder(repo, files, seed)
+        tip = builder.commit("Initial import", _HUMANS[0], [])
+        for number in range(1, commits):
+            if number % 97 == 0:  # a side commit merged back: a merge for --no-merges to skip
+                side = builder.commit(*builder.change(), [tip])
+                tip = builder.commit("Merge branch 'topic'", _HUMANS[1], [tip, side])
+            else:
+                tip = builder.commit(*builder.change(), [tip])
+        repo.references.create("refs/heads/main", tip, force=True)
+        if shutil.which("git"):
+            subprocess.run(["git", "-C", str(scratch), "repack", "-adq"], check=True)
+        (scratch / "synthetic.json").write_text(json.dumps(params))
+        shutil.rmtree(staged, ignore_errors=True)
+        shutil.copytree(scratch, staged)
+        staged.rename(path)
+    finally:
+        pygit2.settings.enable_strict_object_creation(True)
+        shutil.rmtree(scratch, ignore_errors=True)
+        shutil.rmtree(staged, ignore_errors=True)
+    return path
+
+
+def time_git(repo: Path) -> float:
+    """Return the seconds ``git log --no-merges --name-status -M`` takes over the whole history."""
+    started = time.perf_counter()
+    subprocess.run(
+        ["git", "-C", str(repo), "log", "--no-merges", "--name-status", "-M", "--format=%H"],
+        check=True, stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+    return time.perf_counter() - started
+
+
+def mine_once(repo: Path, max_commits: int | None, trace: bool, workers: int | None) -> dict[str, float]:
+    """Mine in this process; return seconds, counts and memory (peak RSS growth, Python heap peak)."""
+    from pytest_codesearch.mining.config import FilterConfig
+    from pytest_codesearch.mining.generate import generate_goldset
+
+    output = Path(tempfile.mkdtemp()) / "mined.jsonl"
+    config = FilterConfig(max_commits=max_commits)
+    baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    if trace:
+        tracemalloc.start()
+    options = {} if workers is None else {"workers": workers}
+    stats = generate_goldset(repo, output, config, **options)  # type: ignore[arg-type]
+    peak_heap = tracemalloc.get_traced_memory()[1] if trace else 0
+    grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - baseline
+    shutil.rmtree(output.parent)
+    return {"seconds": stats.elapsed_s, "walked": stats.walked, "kept": stats.kept,
+            "rss_growth_kib": grown, "heap_peak_kib": peak_heap / 1024}  # fmt: skip
+
+
+def mine_in_child(repo: Path, max_commits: int | None, trace: bool, workers: int | None) -> dict[str, float]:
+    """Run ``mine_once`` in a fresh interpreter, so caches and peak RSS start from nothing."""
+    args = [sys.executable, __file__, "--child", str(repo), "--max-commits", str(max_commits or 0)]
+    args += ["--trace"] if trace else []
+    args += ["--workers", str(workers)] if workers is not None else []
+    done = subprocess.run(args, check=True, capture_output=True, text=True)
+    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--commits", type=int, default=10_000)
+    parser.add_argument("--files", type=int, default=2_000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--workers", type=int, default=None, help="miner processes (default: the miner's choice)")
+    parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--max-commits", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--trace", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(mine_once(args.child, args.max_commits or None, args.trace, args.workers)))
+        return
+    cache = Path(tempfile.gettempdir()) / "pytest-codesearch-bench"
+    started = time.perf_counter()
+    repo = build_repo(cache / f"mining-c{args.commits}-f{args.files}-s{args.seed}", args.commits, args.files, args.seed)
+    print(f"repository: {repo} (ready in {time.perf_counter() - started:.1f} s)")
+    git_times, ours = [], []
+    for _ in range(args.repeat):  # interleaved, so both see the same machine load
+        git_times.append(time_git(repo))
+        ours.append(mine_in_child(repo, None, False, args.workers))
+    git_s, best = min(git_times), min(ours, key=lambda run: run["seconds"])
+    walked = best["walked"]
+    print(f"git log --no-merges --name-status -M: {git_s:.3f} s")
+    print(f"miner: {best['seconds']:.3f} s for {walked:.0f} commits ({walked / best['seconds']:,.0f} commits/s), "
+          f"{best['kept']:.0f} cases")  # fmt: skip
+    print(f"ratio miner / git: {best['seconds'] / git_s:.2f}x (target <= 4x)")
+    half = args.commits // 2
+    for label, limit in ((f"half ({half} commits)", half), (f"full ({args.commits} commits)", None)):
+        rss = mine_in_child(repo, limit, False, args.workers)["rss_growth_kib"]
+        heap = mine_in_child(repo, limit, True, 1)["heap_peak_kib"]
+        print(f"memory, {label}: peak RSS growth {rss / 1024:.1f} MiB, Python heap peak {heap / 1024:.1f} MiB")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,237 @@
+"""Judge one commit at a time: the case it makes, or the first reason it makes none.
+
+Each commit meets the cheapest test first (merge, root, shallow boundary, bot, message rules) and is diffed
+only after those; ``docs/mining.md`` lists the reasons in this order. De-duplication is left to the caller,
+which sees the cases in walk order (one process or several).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+import pygit2
+
+from pytest_codesearch.goldset.io import case_to_json
+from pytest_codesearch.goldset.model import TestCase
+from pytest_codesearch.mining.classify import RuleSet, bot_matcher, classify_kind, complexity
+from pytest_codesearch.mining.config import FilterConfig
+from pytest_codesearch.mining.files import CommitFiles, FileSorter
+from pytest_codesearch.mining.query import decode_message, leaked_path, message_to_query, split_message, word_count
+from pytest_codesearch.mining.walk import MiningError, TreeDiffer, repository_name, shallow_boundary, walk
+
+SHORT_HASH = 12
+"""Hex digits of the commit id in a case id: fixed, so ids stay stable as the repository grows."""
+SHORT_SUBJECT_WORDS = 4
+"""A subject with fewer words gets the first sentence of the body added to its query."""
+DUPLICATE = "duplicate (same query and files)"
+
+
+@dataclass(frozen=True)
+class MinedCommit:
+    """What a query transformer may look at: the commit, its message and its files."""
+
+    commit_id: str
+    parent_id: str
+    message: str
+    subject: str
+    author_name: str
+    author_email: str
+    timestamp: str
+    ground_truth: tuple[str, ...]
+    added_files: tuple[str, ...]
+    complexity: str
+    category: str
+    rule: str
+
+
+Transform = Callable[[str, MinedCommit], "str | None"]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A case found, as its JSON line, with the key that identifies its (query, ground truth) pair."""
+
+    line: str
+    key: str
+
+
+@dataclass
+class Counts:
+    """The counters of a run (or of one worker's share of it); ``merge`` adds another's."""
+
+    walked: int = 0
+    kept: int = 0
+    outside_window: int = 0
+    repaired_messages: int = 0
+    hook_failures: int = 0
+    rename_limit_hits: int = 0
+    dropped: Counter[str] = field(default_factory=Counter)
+    excluded_files: Counter[str] = field(default_factory=Counter)
+
+    def merge(self, other: Counts) -> None:
+        """Add ``other``'s counts to these."""
+        for name in ("walked", "kept", "outside_window", "repaired_messages", "hook_failures", "rename_limit_hits"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.dropped.update(other.dropped)
+        self.excluded_files.update(other.excluded_files)
+
+
+def case_key(query: str, ground_truth: tuple[str, ...]) -> str:
+    """Return a digest of (query, ground truth) that is the same in every process (``hash`` is not)."""
+    return hashlib.blake2b("\0".join((query, *ground_truth)).encode(), digest_size=12).hexdigest()
+
+
+def id_prefix(name: str) -> str:
+    """Return a repository name made safe for a case id: whitespace, brackets and ':' become '-'."""
+    cleaned = "".join("-" if char.isspace() or char in "[]:" or not char.isprintable() else char for char in name)
+    return cleaned.strip("-") or "repo"
+
+
+class Miner:
+    """Judges the commits of one repository under one ``FilterConfig``, counting every outcome."""
+
+    def __init__(
+        self, repo: pygit2.Repository, config: FilterConfig, transform: Transform | None, case_repo: str | None
+    ) -> None:
+        self.repo = repo
+        self.config = config
+        self.transform = transform
+        self.case_repo = case_repo
+        self.prefix = id_prefix(repository_name(repo))
+        self.rules = RuleSet(config.drop_rules)
+        self.is_bot = bot_matcher(config.bot_authors)
+        self.shallow = shallow_boundary(repo)
+        self.counts = Counts()
+        self.files = FileSorter(repo, config, TreeDiffer(repo), self.counts.excluded_files)
+
+    def commits(self, head: pygit2.Commit) -> Iterator[tuple[int, pygit2.Commit]]:
+        """Yield (position, commit) for the commits to examine: in the since/until window, at most max_commits."""
+        limit, position = self.config.max_commits, 0
+        try:
+            for commit, in_window in walk(self.repo, head, self.config.since, self.config.until):
+                if not in_window:
+                    self.counts.outside_window += 1
+                    continue
+                if limit is not None and position >= limit:
+                    return
+                yield position, commit
+                position += 1
+        except (KeyError, pygit2.GitError) as exc:
+            raise MiningError(f"cannot read the history: {exc} (is the repository complete? try git fsck)") from None
+
+    def examine(self, commit: pygit2.Commit) -> Candidate | str:
+        """Return the candidate case ``commit`` makes, or the reason it makes none; counts either way."""
+        self.counts.walked += 1
+        outcome = self._judge(commit)
+        if isinstance(outcome, str):
+            self.counts.dropped[outcome] += 1
+        else:
+            self.counts.kept += 1
+        return outcome
+
+    def drop_duplicate(self) -> None:
+        """Move one kept candidate to the duplicates, once the caller found its key already written."""
+        self.counts.kept -= 1
+        self.counts.dropped[DUPLICATE] += 1
+
+    def _judge(self, commit: pygit2.Commit) -> Candidate | str:
+        parents = commit.parent_ids
+        if len(parents) > 1 and not self.config.include_merges:
+            return "merge commit"
+        if not parents:
+            return "shallow boundary" if str(commit.id) in self.shallow else "root commit"
+        author = commit.author
+        if self.is_bot(f"{_text(author.raw_name)} <{_text(author.raw_email)}>"):
+            return "bot author"
+        message, clean = decode_message(commit.raw_message, commit.message_encoding)
+        self.counts.repaired_messages += not clean
+        subject = split_message(message)[0]
+        rule = self.rules.first_match(subject, message)
+        if rule is not None:
+            return f"message: {rule}"
+        try:
+            parent_tree = self.repo[parents[0]].peel(pygit2.Commit).tree_id.raw
+            files = self.files.sort(parent_tree, commit.tree_id.raw)
+        except (KeyError, ValueError, pygit2.GitError):
+            return "missing objects"
+        self.counts.rename_limit_hits = self.files.rename_limit_hits
+        if isinstance(files, str):
+            return files
+        return self._candidate(self._mined(commit, str(parents[0]), message, subject, files))
+
+    def _mined(self, commit: pygit2.Commit, parent: str, message: str, subject: str, files: CommitFiles) -> MinedCommit:
+        category, rule = classify_kind(subject)
+        return MinedCommit(
+            commit_id=str(commit.id),
+            parent_id=parent,
+            message=message,
+            subject=subject,
+            author_name=_text(commit.author.raw_name),
+            author_email=_text(commit.author.raw_email),
+            timestamp=datetime.fromtimestamp(commit.commit_time, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            ground_truth=files.ground_truth,
+            added_files=files.added,
+            complexity=complexity(len(files.ground_truth)),
+            category=category,
+            rule=rule,
+        )
+
+    def _candidate(self, mined: MinedCommit) -> Candidate | str:
+        query, source = self._query(mined)
+        if word_count(query) < self.config.min_query_words:
+            return "query too short"
+        leaky = leaked_path(query, mined.ground_truth) is not None
+        if leaky and not self.config.keep_leaky:
+            return "leaky query"
+        case = self._case(mined, query, source, leaky)
+        line = json.dumps(case_to_json(case), ensure_ascii=False, allow_nan=False)
+        return Candidate(line, case_key(query, mined.ground_truth))
+
+    def _query(self, mined: MinedCommit) -> tuple[str, str]:
+        """Return the query and its source: the rules' query, or the transform's when it gives one."""
+        query = message_to_query(mined.message, min_words=max(self.config.min_query_words, SHORT_SUBJECT_WORDS))
+        if self.transform is None:
+            return query, "rules"
+        try:
+            rewritten = self.transform(query, mined)
+        except Exception as exc:  # a plugin's bug must not end the run: keep the rules' query, say why
+            self.counts.hook_failures += 1
+            return query, f"rules (hook failed: {_one_line(f'{type(exc).__name__}: {exc}')})"
+        if rewritten is None:
+            return query, "rules"
+        if not isinstance(rewritten, str) or not rewritten.strip():
+            self.counts.hook_failures += 1
+            return query, f"rules (hook failed: returned {_one_line(repr(rewritten))})"
+        return " ".join(rewritten.split()), "hook"
+
+    def _case(self, mined: MinedCommit, query: str, source: str, leaky: bool) -> TestCase:
+        return TestCase(
+            id=f"{self.prefix}-{mined.commit_id[:SHORT_HASH]}",
+            query=query,
+            ground_truth_files=list(mined.ground_truth),  # type: ignore[arg-type]  # validated as paths
+            repo=self.case_repo,
+            base_commit=mined.parent_id,
+            commit_hash=mined.commit_id,
+            complexity=mined.complexity,
+            category=mined.category,
+            timestamp=mined.timestamp,
+            added_files=list(mined.added_files),
+            query_source=source,
+            leaky=leaky,
+            rule=mined.rule,
+            commit_message=mined.message,
+        )
+
+
+def _text(raw: bytes) -> str:
+    return raw.decode("utf-8", errors="replace")
+
+
+def _one_line(text: str, limit: int = 200) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."

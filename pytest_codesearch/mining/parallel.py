@@ -1,0 +1,171 @@
+"""Mine one history with several processes, for the same output as one process would write.
+
+Every worker opens its own repository (PITFALLS 24) and walks the same commits in the same order; worker
+``k`` examines the blocks of ``CHUNK`` consecutive commits whose number is ``k`` modulo the worker count,
+so each keeps the tree cache warm within its blocks. Workers write their cases, tagged with their position
+in the walk, to scratch files beside the output; this process merges them back in walk order and drops
+duplicates there, so the result does not depend on the number of workers.
+"""
+
+from __future__ import annotations
+
+import heapq
+import multiprocessing
+import queue
+import shutil
+import tempfile
+import threading
+import time
+import traceback
+from collections.abc import Iterator
+from dataclasses import dataclass
+from multiprocessing.context import BaseContext
+from pathlib import Path
+from typing import Any
+
+import pygit2
+
+from pytest_codesearch.mining.config import FilterConfig
+from pytest_codesearch.mining.miner import DUPLICATE, Counts, Miner
+from pytest_codesearch.mining.output import GoldsetWriter
+from pytest_codesearch.mining.progress import INTERVAL_S, Reporter
+from pytest_codesearch.mining.walk import MiningError, open_repository
+
+CHUNK = 256
+"""Consecutive commits one worker examines before the next worker's turn."""
+
+
+@dataclass(frozen=True)
+class _Job:
+    repo_path: Path
+    head: str
+    config: FilterConfig
+    case_repo: str | None
+    index: int
+    workers: int
+    scratch: Path
+
+
+def mine_in_processes(
+    repo_path: Path,
+    head: str,
+    config: FilterConfig,
+    case_repo: str | None,
+    workers: int,
+    writer: GoldsetWriter,
+    reporter: Reporter,
+) -> Counts:
+    """Mine with ``workers`` processes, adding the cases to ``writer`` in walk order; return the counts."""
+    context = _context()
+    scratch = Path(tempfile.mkdtemp(dir=writer.output.parent, prefix=f".{writer.output.name}.workers-"))
+    jobs = [_Job(repo_path, head, config, case_repo, index, workers, scratch / f"{index}.tsv") for index in range(workers)]
+    progress: Any = context.Queue()
+    results: Any = context.Queue()
+    processes = [context.Process(target=_work, args=(job, progress, results), daemon=True) for job in jobs]  # type: ignore[attr-defined]
+    try:
+        for process in processes:
+            process.start()
+        counts = _collect(processes, progress, results, reporter)
+        _merge([job.scratch for job in jobs], writer, counts)
+        return counts
+    finally:
+        for process in processes:
+            if process.is_alive():
+                process.terminate()
+            process.join()
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _context() -> BaseContext:
+    """Return fork where it is safe (no other thread running), else spawn."""
+    if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("spawn")
+
+
+def _collect(processes: list[Any], progress: Any, results: Any, reporter: Reporter) -> Counts:
+    """Wait for every worker's counts, reporting their summed progress; raise ``MiningError`` if one fails."""
+    figures = {index: (0, 0) for index in range(len(processes))}
+    done: dict[int, Counts] = {}
+    while len(done) < len(processes):
+        try:
+            index, counts, error = results.get(timeout=INTERVAL_S / 2)
+        except queue.Empty:
+            if any(not process.is_alive() and process.exitcode != 0 for process in processes):
+                codes = [process.exitcode for process in processes]
+                raise MiningError(f"a mining process ended unexpectedly (exit codes {codes})") from None
+        else:
+            if error is not None:
+                raise MiningError(error)
+            done[index] = counts
+        _drain(progress, figures)
+        reporter.report(sum(walked for walked, _ in figures.values()), sum(kept for _, kept in figures.values()))
+    total = Counts()
+    for index in sorted(done):
+        total.merge(done[index])
+    return total
+
+
+def _drain(progress: Any, figures: dict[int, tuple[int, int]]) -> None:
+    while True:
+        try:
+            index, walked, kept = progress.get_nowait()
+        except queue.Empty:
+            return
+        figures[index] = (walked, kept)
+
+
+def _merge(paths: list[Path], writer: GoldsetWriter, counts: Counts) -> None:
+    """Add the workers' cases to ``writer`` in walk order, dropping repeated (query, files) pairs."""
+    seen: set[str] = set()
+    for _, key, line in heapq.merge(*(_read(path) for path in paths)):
+        if key in seen:
+            counts.kept -= 1
+            counts.dropped[DUPLICATE] += 1
+        else:
+            seen.add(key)
+            writer.add(line)
+
+
+def _read(path: Path) -> Iterator[tuple[int, str, str]]:
+    with path.open(encoding="utf-8") as stream:
+        for raw in stream:
+            position, key, line = raw.rstrip("\n").split("\t", 2)
+            yield int(position), key, line
+
+
+def _work(job: _Job, progress: Any, results: Any) -> None:
+    """Examine this worker's blocks of the walk, writing its cases to ``job.scratch``; put its counts."""
+    try:
+        counts = _examine_share(job, progress)
+    except MiningError as exc:
+        results.put((job.index, None, str(exc)))
+    except BaseException:  # a bug: show it, the parent ends the run
+        results.put((job.index, None, f"mining process {job.index} failed:\n{traceback.format_exc()}"))
+    else:
+        results.put((job.index, counts, None))
+
+
+def _examine_share(job: _Job, progress: Any) -> Counts:
+    repo = open_repository(job.repo_path)
+    miner = Miner(repo, job.config, None, job.case_repo)
+    head = repo[pygit2.Oid(hex=job.head)].peel(pygit2.Commit)
+    seen: set[str] = set()
+    next_report = time.perf_counter() + INTERVAL_S / 2
+    with job.scratch.open("w", encoding="utf-8", newline="\n") as out:
+        for position, commit in miner.commits(head):
+            if (position // CHUNK) % job.workers != job.index:
+                continue
+            outcome = miner.examine(commit)
+            if not isinstance(outcome, str):
+                if outcome.key in seen:
+                    miner.drop_duplicate()
+                else:
+                    seen.add(outcome.key)
+                    out.write(f"{position}\t{outcome.key}\t{outcome.line}\n")
+            if miner.counts.walked % 64 == 0 and time.perf_counter() >= next_report:
+                next_report = time.perf_counter() + INTERVAL_S / 2
+                progress.put((job.index, miner.counts.walked, miner.counts.kept))
+    if job.index != 0:  # every worker walked the same window; count the commits outside it once
+        miner.counts.outside_window = 0
+    return miner.counts
