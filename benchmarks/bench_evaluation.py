@@ -143,7 +143,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.worker:
         job = json.loads(sys.stdin.read())
-        print(json.dumps(evaluate(Path(job["repo"]), job["cases"], Path(job["cache"]), job["materialize"], job["runs"])))
+        figures = evaluate(Path(job["repo"]), job["cases"], Path(job["cache"]), job["materialize"], job["runs"])
+        print(json.dumps(figures))
         return
     start = time.perf_counter()
     repo = build_synthetic_repo(WORK / f"synthetic-{args.commits}-{args.files}", args.commits, args.files, seed=0)

@@ -228,8 +228,18 @@ def mine_once(repo: Path, max_commits: int | None, trace: bool, workers: int | N
     peak_heap = tracemalloc.get_traced_memory()[1] if trace else 0
     grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - baseline
     shutil.rmtree(output.parent)
-    return {"seconds": stats.elapsed_s, "walked": stats.walked, "kept": stats.kept,
-            "rss_growth_kib": grown, "heap_peak_kib": peak_heap / 1024}  # fmt: skip
+    return {"seconds": stats.elapsed_s, "walked": stats.walked, "kept": stats.kept, "workers": stats.workers,
+            "rss_growth_kib": grown,
+            "heap_peak_kib": peak_heap / 1024, **_proc_status()}  # fmt: skip
+
+
+def _proc_status() -> dict[str, float]:
+    """Return RssAnon and RssFile (KiB) on Linux: mapped pack pages are file memory, not growth."""
+    status = Path("/proc/self/status")
+    if not status.is_file():
+        return {}
+    fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
+    return {key: float(fields[key].split()[0]) for key in ("RssAnon", "RssFile") if key in fields}
 
 
 def mine_in_child(repo: Path, max_commits: int | None, trace: bool, workers: int | None) -> dict[str, float]:
@@ -267,14 +277,16 @@ def main() -> None:
     git_s, best = min(git_times), min(ours, key=lambda run: run["seconds"])
     walked = best["walked"]
     print(f"git log --no-merges --name-status -M: {git_s:.3f} s")
-    print(f"miner: {best['seconds']:.3f} s for {walked:.0f} commits ({walked / best['seconds']:,.0f} commits/s), "
+    print(f"miner ({best['workers']:.0f} processes): {best['seconds']:.3f} s for {walked:.0f} commits ({walked / best['seconds']:,.0f} commits/s), "
           f"{best['kept']:.0f} cases")  # fmt: skip
     print(f"ratio miner / git: {best['seconds'] / git_s:.2f}x (target <= 4x)")
-    half = args.commits // 2
-    for label, limit in ((f"half ({half} commits)", half), (f"full ({args.commits} commits)", None)):
-        rss = mine_in_child(repo, limit, False, args.workers)["rss_growth_kib"]
+    points = [(f"{args.commits // 4} commits", args.commits // 4), (f"{args.commits // 2} commits", args.commits // 2)]
+    for label, limit in [*points, (f"{args.commits} commits (all)", None)]:
+        run = mine_in_child(repo, limit, False, 1)  # one process: its RSS is all of it
         heap = mine_in_child(repo, limit, True, 1)["heap_peak_kib"]
-        print(f"memory, {label}: peak RSS growth {rss / 1024:.1f} MiB, Python heap peak {heap / 1024:.1f} MiB")
+        print(f"memory, {label}, one process: peak RSS growth {run['rss_growth_kib'] / 1024:.1f} MiB "
+              f"(at the end: anonymous {run.get('RssAnon', 0) / 1024:.1f} MiB, mapped files "
+              f"{run.get('RssFile', 0) / 1024:.1f} MiB), Python heap peak {heap / 1024:.1f} MiB")  # fmt: skip
 
 
 if __name__ == "__main__":

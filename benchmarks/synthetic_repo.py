@@ -27,7 +27,11 @@ import pygit2
 BUILDER_VERSION = 1
 EPOCH = 1_600_000_000
 _SYLLABLES = "ba ce di fo gu ka le mi no pu ra se ti vo zu xan qel vor tim nup".split()
-_HUMANS = [("Ada Lovelace", "ada@example.com"), ("Alan Turing", "alan@example.com"), ("Grace Hopper", "grace@example.com")]
+_HUMANS = [
+    ("Ada Lovelace", "ada@example.com"),
+    ("Alan Turing", "alan@example.com"),
+    ("Grace Hopper", "grace@example.com"),
+]
 _BOT = ("dependabot[bot]", "49699333+dependabot[bot]@users.noreply.github.com")
 _REGULAR = pygit2.enums.FileMode.BLOB
 

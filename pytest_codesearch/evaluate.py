@@ -99,8 +99,9 @@ def evaluate_case(
         snapshot = _snapshot_for(spec, snapshots)
         record["snapshot"] = snapshot.tree_id or str(snapshot.root)
         handle = _agent_call("creating the agent", lambda: pool.get(choice))
+        _ensure_directory(handle, snapshot, snapshots)
         record["index_ms"], record["indexed"] = _ensure_index(pool, choice.name, handle, snapshot)
-        _observe(handle, spec, settings.seed)
+        _observe(handle, spec, settings.seed, snapshot)
         answers, latencies = _timed_runs(handle, spec.case.query, settings.runs)
         record["latencies_ms"] = latencies
         record["latency_ms"] = statistics.median(latencies)
@@ -178,6 +179,15 @@ def _agent_call(what: str, function: Any) -> Any:
         raise AgentError(f"while {what}") from exc
 
 
+def _ensure_directory(handle: AgentHandle, snapshot: Snapshot, snapshots: SnapshotStore) -> None:
+    """Write the snapshot's files to disk unless the agent says it reads them another way."""
+    if getattr(handle.obj, "needs_directory", True):
+        try:
+            snapshots.directory(snapshot)
+        except SnapshotError as exc:
+            raise CaseError(str(exc)) from None
+
+
 def _ensure_index(pool: AgentPool, name: str, handle: AgentHandle, snapshot: Snapshot) -> tuple[float, bool]:
     root = str(snapshot.root)
     current = pool.indexed(name)
@@ -191,10 +201,11 @@ def _ensure_index(pool: AgentPool, name: str, handle: AgentHandle, snapshot: Sna
     return index_ms, True
 
 
-def _observe(handle: AgentHandle, spec: CaseSpec, seed: int) -> None:
+def _observe(handle: AgentHandle, spec: CaseSpec, seed: int, snapshot: Snapshot) -> None:
+    """Hand the built-in sanity agents (never an agent under test) the case they bound."""
     observe = getattr(handle.obj, "observe_case", None)
     if callable(observe) and type(handle.obj).__module__.startswith("pytest_codesearch."):
-        observe(CaseInfo(spec.case.id, spec.case.relevance_map(), seed))
+        observe(CaseInfo(spec.case.id, spec.case.relevance_map(), seed, tuple(sorted(snapshot.files))))
 
 
 def _timed_runs(handle: AgentHandle, query: str, runs: int) -> tuple[list[Any], list[float]]:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -106,10 +108,26 @@ class CaseItem(pytest.Function):
             k for k in (choice.name, choice.spec.name, case.complexity, case.category, *case.tags) if k
         )
         self.add_marker("codesearch")
+        # --dist loadgroup then runs all cases of one snapshot on one worker: it is listed and indexed once.
+        self.add_marker(pytest.mark.xdist_group(name=snapshot_group(spec)))
         timeout = self.config.stash[STATE].settings.timeout
         if timeout is not None:
             # signal method: the thread method would os._exit the whole run (PITFALLS 15)
             self.add_marker(pytest.mark.timeout(timeout, method="signal"))
+
+    # pytest-xdist 3.8's --dist loadgroup appends "@<group>" to a node id by assigning item._nodeid, which
+    # pytest 9.2 no longer reads (node ids became structured values), so groups were silently ignored:
+    # https://github.com/pytest-dev/pytest-xdist/issues/1386. Route that assignment to the id pytest reads.
+    # Older pytest keeps its id in _nodeid itself, which this property stores in _id and reads back.
+    # (setattr: _id is a NodeId slot in pytest 9.2, a plain string here before.)
+    @property
+    def _nodeid(self) -> str:
+        return str(self._id)
+
+    @_nodeid.setter
+    def _nodeid(self, value: str) -> None:
+        parse = getattr(type(getattr(self, "_id", None)), "parse", None)
+        setattr(self, "_id", parse(value) if callable(parse) else value)
 
     def runtest(self) -> None:
         """Run the case, keep its record, publish its figures, and fail if the agent raised."""
@@ -144,6 +162,19 @@ class CaseItem(pytest.Function):
     def reportinfo(self) -> tuple[Path, int, str]:
         """Point reports at the case's line in the gold set."""
         return self.path, self.spec.line - 1, self.name
+
+
+def snapshot_group(spec: CaseSpec) -> str:
+    """Return the xdist group of the snapshot ``spec`` searches: ``<repo name>-<revision>-<digest>``.
+
+    Only letters, digits, ``_``, ``.`` and ``-`` appear (xdist reads the group back from the node id);
+    the digest of the full key tells apart repositories of the same name.
+    """
+    repo, revision = spec.snapshot_key
+    digest = hashlib.sha1(f"{repo}\0{revision}".encode(), usedforsecurity=False).hexdigest()[:8]
+    name = re.sub(r"[^\w.-]+", "_", Path(repo).name, flags=re.ASCII) or "repo"
+    revision = re.sub(r"[^\w.-]+", "_", revision[:12], flags=re.ASCII) or "worktree"
+    return f"{name}-{revision}-{digest}"
 
 
 def _eval_settings(state: RunState) -> EvalSettings:

@@ -109,7 +109,7 @@ def pytest_configure(config: pytest.Config) -> None:
         registry=registry,
         choices=choices,
         seed=seed,
-        snapshots=SnapshotStore(settings.cache_dir / "snapshots"),
+        snapshots=SnapshotStore(settings.cache_dir / "snapshots", materialize=False),
         worker_id=None if workerinput is None else workerinput.get("workerid"),
     )
     config.stash[STATE] = state

@@ -32,6 +32,7 @@ from gitrepo import (
 )
 
 from pytest_codesearch.repo import Snapshot, SnapshotError, SnapshotStore, find_repository, suggest_path
+from pytest_codesearch.repo.materialize import SubtreeMemo, list_tree, materialize_tree, read_manifest
 
 
 @pytest.fixture
@@ -178,6 +179,74 @@ def test_missing_object_is_an_error_and_leaves_no_temporary_directory(
     with pytest.raises(SnapshotError, match=r"'gone.py' is missing from the repository"):
         store.get(tmp_path / "project", head)
     assert cache_entries(cache) == []
+
+
+def _crafted_tree(repo: pygit2.Repository) -> pygit2.Oid:
+    """A tree holding every kind of entry a listing must refuse, nested, beside plain files."""
+    blob = repo.create_blob(b"payload\n")
+    escape = raw_tree(repo, [(REGULAR, b"escaped.py", blob)])
+    link = repo.create_blob(b"../../etc/passwd")
+    inner = raw_tree(repo, [(REGULAR, b"a.py", blob), (SYMLINK, b"l", link), (REGULAR, b"a.py", blob)])
+    entries = [(REGULAR, name, blob) for name in (b"..", b".git", b"a/b", b"caf\xe9.py")]
+    entries += [(TREE, b"..", escape), (TREE, b"pkg", inner), (GITLINK, b"sub", "1" * 40)]
+    entries += [(SYMLINK, b"dup.py", link), (REGULAR, b"dup.py", blob), (TREE, b"dup.py", escape)]
+    entries += [(EXECUTABLE, b"run.sh", blob)]
+    return raw_tree(repo, entries)
+
+
+def test_listing_a_tree_equals_what_materialising_it_writes(tmp_path: Path, cache: Path) -> None:
+    repo = init_repo(tmp_path / "project")
+    tree = repo[_crafted_tree(repo)].peel(pygit2.Tree)
+    _, written = materialize_tree(repo, tree, cache)
+    memo: SubtreeMemo = {}
+    listed = list_tree(repo, tree, memo)
+    assert listed == written
+    assert [f.path for f in listed.files] == ["caf\udce9.py", "pkg/a.py", "dup.py", "run.sh"]  # tree order
+    assert listed.skipped_counts() == {"duplicate name": 2, "submodule": 1, "symlink": 2, "unsafe name": 4}
+    assert listed.repository == os.path.abspath(repo.path)
+    assert list_tree(repo, tree, memo) == listed and (str(tree.id), "") in memo
+
+
+def test_a_listing_store_writes_the_manifest_and_the_directory_only_when_asked(
+    cache: Path, history: tuple[Path, str, str]
+) -> None:
+    path, first, second = history
+    lazy = SnapshotStore(cache, materialize=False)
+    snapshot = lazy.get(path, second)
+    assert cache_entries(cache) == [f"{snapshot.tree_id}.json"] and not snapshot.root.exists()
+    assert snapshot.files == {"src/app.py", "src/new.py", "README.md"} and snapshot.directories == {"src"}
+    listing = read_manifest(cache, str(snapshot.tree_id))
+    assert listing is not None and {f.path for f in listing.files} == snapshot.files
+    manifest = os.stat(cache / f"{snapshot.tree_id}.json")
+    assert SnapshotStore(cache, materialize=False).get(path, second) == snapshot
+    assert os.stat(cache / f"{snapshot.tree_id}.json").st_mtime_ns == manifest.st_mtime_ns  # kept, not rewritten
+    assert lazy.directory(snapshot) == snapshot.root
+    assert read_tree_files(snapshot) == {"src/app.py": b"version = 2\n", "src/new.py": b"new\n", "README.md": b"one\n"}
+    assert lazy.directory(snapshot) == snapshot.root
+    assert cache_entries(cache) == [str(snapshot.tree_id), f"{snapshot.tree_id}.json"]
+    plain = lazy.get(path, None)
+    assert lazy.directory(plain) == path.resolve()
+
+
+def test_a_listing_store_reports_missing_objects(cache: Path, tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "project")
+    tree = raw_tree(repo, [(REGULAR, b"a.py", repo.create_blob(b"a")), (REGULAR, b"gone.py", "3" * 40)])
+    head = commit_tree(repo, tree, ref="HEAD")
+    with pytest.raises(SnapshotError, match=r"cannot list .*'gone.py' is missing from the repository"):
+        SnapshotStore(cache, materialize=False).get(tmp_path / "project", head)
+    assert not cache.exists() or cache_entries(cache) == []
+
+
+def test_an_old_or_replaced_manifest_is_read_again(cache: Path, history: tuple[Path, str, str]) -> None:
+    path, first, _ = history
+    snapshot = SnapshotStore(cache, materialize=False).get(path, first)
+    location = cache / f"{snapshot.tree_id}.json"
+    document = json.loads(location.read_text())
+    assert read_manifest(cache, str(snapshot.tree_id)) is not None
+    location.write_text(json.dumps({**document, "manifest_version": 1}))
+    assert read_manifest(cache, str(snapshot.tree_id)) is None
+    again = SnapshotStore(cache, materialize=False).get(path, first)  # rewrites the outdated manifest
+    assert again == snapshot and json.loads(location.read_text()) == document
 
 
 def _materialise_in_child(repo: str, rev: str, cache: str, barrier: object, results: object) -> None:

@@ -113,7 +113,8 @@ def index_snapshot(
         blobs.append(file.blob)
     if source is not None:
         return derive_corpus(source, paths, blobs, new)
-    return base_corpus(paths, [new[j] for j in range(len(paths))], cache.vocabulary, blobs)
+    seen = (f.blob for f in files)
+    return base_corpus(paths, [new[j] for j in range(len(paths))], cache.vocabulary, blobs, seen)
 
 
 def _best_source(recent: Iterable[TokenCorpus], cache: TokenCache, files: Sequence[SnapshotFile]) -> TokenCorpus | None:

@@ -14,7 +14,7 @@ exactly as a base built from scratch on the same files.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -72,6 +72,7 @@ class TokenCorpus:
     base_size: int
     base_keys: dict[Key, int]
     base_blobs: frozenset[str]
+    """Blobs the base was built from, and those it looked at and left out."""
     blobs: tuple[str, ...] | None = None
     delta: Postings | None = None
     live: npt.NDArray[np.bool_] | None = None
@@ -107,20 +108,19 @@ class TokenCorpus:
             return self.doc_lengths
         return np.concatenate([self.doc_lengths[: self.base_size][self.live], self.doc_lengths[self.base_size :]])
 
-    def document_number(self) -> dict[Key, int]:
-        """Return the number of each live document by (path, blob id); empty when blobs are unknown."""
-        if self.blobs is None:
-            return {}
-        keys = zip(self.paths, self.blobs)
-        if self.live is None:
-            return {key: number for number, key in enumerate(keys)}
-        return {key: n for n, key in enumerate(keys) if n >= self.base_size or self.live[n]}
-
 
 def base_corpus(
-    paths: Sequence[str], documents: Sequence[Document], vocabulary: Mapping[str, int], blobs: Sequence[str] | None
+    paths: Sequence[str],
+    documents: Sequence[Document],
+    vocabulary: Mapping[str, int],
+    blobs: Sequence[str] | None,
+    seen: Iterable[str] = (),
 ) -> TokenCorpus:
-    """Return a base corpus of ``documents`` (term ids into ``vocabulary``, counts), in the order given."""
+    """Return a base corpus of ``documents`` (term ids into ``vocabulary``, counts), in the order given.
+
+    ``seen`` names blobs looked at but left out (binary files): with ``blobs`` they make ``base_blobs``,
+    what a later snapshot is compared with to choose its base.
+    """
     postings = build_postings(documents, 0, len(vocabulary))
     blob_ids = None if blobs is None else tuple(blobs)
     return TokenCorpus(
@@ -132,7 +132,7 @@ def base_corpus(
         base=postings,
         base_size=len(documents),
         base_keys={} if blob_ids is None else {key: n for n, key in enumerate(zip(paths, blob_ids))},
-        base_blobs=frozenset(blob_ids or ()),
+        base_blobs=frozenset(blob_ids or ()).union(seen),
         blobs=blob_ids,
     )
 
@@ -147,29 +147,21 @@ def derive_corpus(
     """
     base_size = source.base_size
     vocabulary_size = len(source.vocabulary)
-    positions = [source.base_keys.get(key, -1) for key in zip(paths, blobs)]
-    live = np.zeros(base_size, dtype=np.bool_)
-    kept = [number for number in positions if number >= 0]
-    live[kept] = True
     added = sorted(documents)
     added_docs = [documents[j] for j in added]
-    dead = np.flatnonzero(~live)
-    dead_ids = _concatenate([source.documents[d][0] for d in dead])
-    added_ids = _concatenate([ids for ids, _ in added_docs])
-    df = _padded(np.diff(source.base.indptr), vocabulary_size)
-    df -= np.bincount(dead_ids, minlength=vocabulary_size)
-    df += np.bincount(added_ids, minlength=vocabulary_size)
-    rank = np.full(base_size + len(added), len(paths), dtype=np.int64)
-    numbers = [n if n >= 0 else 0 for n in positions]
+    numbers = [source.base_keys.get(key, -1) for key in zip(paths, blobs)]
+    live = np.zeros(base_size, dtype=np.bool_)
+    live[[number for number in numbers if number >= 0]] = True
     for offset, j in enumerate(added):
         numbers[j] = base_size + offset
+    rank = np.full(base_size + len(added), len(paths), dtype=np.int64)  # dead documents: never ranked
     rank[numbers] = np.arange(len(paths))
     return TokenCorpus(
         paths=source.paths[:base_size] + tuple(paths[j] for j in added),
         vocabulary=source.vocabulary,
         documents=source.documents[:base_size] + tuple(added_docs),
         doc_lengths=np.concatenate([source.doc_lengths[:base_size], _lengths(added_docs)]),
-        df=df,
+        df=_live_frequencies(source, live, added_docs, vocabulary_size),
         base=source.base,
         base_size=base_size,
         base_keys=source.base_keys,
@@ -179,6 +171,17 @@ def derive_corpus(
         live=live,
         rank=rank,
     )
+
+
+def _live_frequencies(
+    source: TokenCorpus, live: npt.NDArray[np.bool_], added: Sequence[Document], vocabulary_size: int
+) -> Int64Array:
+    """Return the document frequencies of the base's ``live`` documents and the ``added`` ones."""
+    dead_ids = _concatenate([source.documents[number][0] for number in np.flatnonzero(~live)])
+    df = _padded(np.diff(source.base.indptr), vocabulary_size)
+    df -= np.bincount(dead_ids, minlength=vocabulary_size)
+    df += np.bincount(_concatenate([ids for ids, _ in added]), minlength=vocabulary_size)
+    return df
 
 
 def _concatenate(arrays: Sequence[IdArray]) -> IdArray:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import random
 from dataclasses import dataclass
 
@@ -16,6 +15,7 @@ class CaseInfo:
     case_id: str
     relevance: dict[str, int]
     seed: int
+    files: tuple[str, ...] = ()
 
 
 class OracleAgent:
@@ -24,6 +24,8 @@ class OracleAgent:
     It proves the harness scores a perfect answer as perfect. The harness hands it the case through
     ``observe_case``; agents under test never receive the ground truth.
     """
+
+    needs_directory = False  # it reads no file: the snapshot need not be written to disk
 
     def __init__(self) -> None:
         self._case: CaseInfo | None = None
@@ -47,42 +49,32 @@ class OracleAgent:
 
 
 class RandomAgent:
-    """Answers with ``top_n`` files of the snapshot in a random order seeded by run seed and case id."""
+    """Answers with ``top_n`` files of the snapshot in a random order seeded by run seed and case id.
+
+    The harness hands it the snapshot's file list with the case, so it needs no directory on disk.
+    """
+
+    needs_directory = False
 
     def __init__(self, top_n: int = 10) -> None:
         self.top_n = top_n
-        self._files: list[str] = []
         self._case: CaseInfo | None = None
-        self._indexed: dict[str, list[str]] = {}
 
     def observe_case(self, case: CaseInfo) -> None:
-        """Remember the case id and the run seed, which seed the shuffle."""
+        """Remember the case id, the run seed (which seed the shuffle) and the snapshot's files."""
         self._case = case
 
     def initialize(self, repo_path: str) -> None:
-        """List the files of the snapshot (cached per directory)."""
-        if repo_path not in self._indexed:
-            self._indexed[repo_path] = _list_files(repo_path)
-        self._files = self._indexed[repo_path]
+        """Nothing to index: the file list comes with each case."""
 
     def retrieve(self, query: str) -> RetrievalResult:
         """Return a seeded random sample of the snapshot's files."""
-        seed = f"{self._case.seed}:{self._case.case_id}" if self._case else query
-        rng = random.Random(seed)
-        picked = rng.sample(self._files, min(self.top_n, len(self._files)))
-        return RetrievalResult(files=picked)
+        if self._case is None:
+            return RetrievalResult(files=[])
+        rng = random.Random(f"{self._case.seed}:{self._case.case_id}")
+        files = self._case.files
+        return RetrievalResult(files=rng.sample(files, min(self.top_n, len(files))))
 
     def reset(self) -> None:
         """Nothing to reset: the answer depends only on the seed and the case."""
 
-
-def _list_files(root: str) -> list[str]:
-    found = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d != ".git")
-        rel = os.path.relpath(dirpath, root)
-        for name in sorted(filenames):
-            path = name if rel == "." else f"{rel}/{name}"
-            if not os.path.islink(os.path.join(dirpath, name)):
-                found.append(path.replace(os.sep, "/"))
-    return found

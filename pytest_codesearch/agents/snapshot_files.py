@@ -86,18 +86,28 @@ def _disk_reader(root: Path) -> Callable[[SnapshotFile], bytes | None]:
 
 
 def _object_reader(git_dir: str) -> Callable[[SnapshotFile], bytes | None]:
-    repository: list[pygit2.Repository] = []  # opened on first read, in the process that reads
-
     def read(file: SnapshotFile) -> bytes | None:
         try:
-            if not repository:
-                repository.append(pygit2.Repository(git_dir))
-            blob = repository[0].get(file.blob)
+            blob = _repository(git_dir).get(file.blob)
         except (pygit2.GitError, ValueError):
             return None
         return blob.data if isinstance(blob, pygit2.Blob) else None
 
     return read
+
+
+_REPOSITORIES: dict[tuple[int, str], pygit2.Repository] = {}
+
+
+def _repository(git_dir: str) -> pygit2.Repository:
+    """Return the repository at ``git_dir``, opened once per process (never shared across a fork)."""
+    pid = os.getpid()
+    key = (pid, git_dir)
+    if key not in _REPOSITORIES:
+        for inherited in [k for k in _REPOSITORIES if k[0] != pid]:  # a forked parent's handles
+            del _REPOSITORIES[inherited]
+        _REPOSITORIES[key] = pygit2.Repository(git_dir)
+    return _REPOSITORIES[key]
 
 
 def _hashed_files(root: Path, max_bytes: int) -> list[SnapshotFile]:

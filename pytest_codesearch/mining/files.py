@@ -19,11 +19,11 @@ from pytest_codesearch.mining.walk import (
     SYMLINK,
     TYPE_MASK,
     Change,
+    BlobReader,
     TreeDiffer,
     decode_path,
     find_renames,
     is_regular,
-    read_blob,
 )
 
 
@@ -45,6 +45,7 @@ class FileSorter:
         self.config = config
         self.differ = differ
         self.filter = PathFilter(config.exclude_patterns)
+        self.blobs = BlobReader(repo)
         self.excluded: Counter[str] = Counter() if excluded is None else excluded
         """Files left out of the ground truth, by reason."""
         self.rename_limit_hits = 0
@@ -70,7 +71,7 @@ class FileSorter:
         reason = self._size_reason(changes, ground_truth)
         if reason is not None:
             return reason
-        if not added and all(self._formatting_only(change, data) for change, data in scored):
+        if not added and self._formatting_only(scored):
             return "whitespace-only"
         if added:
             added = self._without_renames(parent_tree, tree, changes, added)
@@ -95,7 +96,7 @@ class FileSorter:
             reason = "excluded pattern"
         data = b""
         if reason is None and path is not None and self.config.exclude_binary and not is_source_path(path):
-            data = read_blob(self.repo, old_id)
+            data = self.blobs.read(old_id)
             if looks_binary(data):
                 reason = "binary"
         if reason is not None or path is None:
@@ -111,14 +112,20 @@ class FileSorter:
             return None
         return path
 
-    def _formatting_only(self, change: Change, old_data: bytes) -> bool:
-        """Return whether a ground-truth change vanishes once whitespace is ignored (a mode change too)."""
-        if change.new_id is None or not is_regular(change.new_mode):
+    def _formatting_only(self, scored: list[tuple[Change, bytes]]) -> bool:
+        """Return whether every ground-truth change vanishes once whitespace is ignored (mode changes too).
+
+        Deletions and type changes are looked at first: they need no blob read.
+        """
+        if any(change.new_id is None or not is_regular(change.new_mode) for change, _ in scored):
             return False
-        if change.old_id == change.new_id:
-            return True
-        old = old_data or read_blob(self.repo, change.old_id or b"")
-        return same_ignoring_whitespace(old, read_blob(self.repo, change.new_id))
+        for change, old_data in scored:
+            if change.old_id == change.new_id:
+                continue
+            old = old_data or self.blobs.read(change.old_id or b"")
+            if not same_ignoring_whitespace(old, self.blobs.read(change.new_id or b"")):
+                return False
+        return True
 
     def _without_renames(self, parent_tree: bytes, tree: bytes, changes: list[Change], added: list[str]) -> list[str]:
         """Return ``added`` without the paths that are renames of deleted files (exact first, then libgit2's)."""
@@ -130,7 +137,8 @@ class FileSorter:
         remaining = [path for path in added if path not in exact]
         if not remaining or not deleted - {change.new_id for change in moved}:
             return remaining
-        renames, limited = find_renames(self.repo, parent_tree, tree, self.config.rename_limit)
+        unmatched = [change.path for change in changes if change.new_id is None or change.old_id is None]
+        renames, limited = find_renames(self.repo, parent_tree, tree, self.config.rename_limit, unmatched)
         self.rename_limit_hits += limited
         targets = {path.decode("utf-8", "replace") for path in renames}
         return [path for path in remaining if path not in targets]

@@ -21,7 +21,14 @@ from pytest_codesearch.mining.config import FilterConfig
 from pytest_codesearch.mining.miner import SHORT_HASH, Counts, MinedCommit, Miner, Transform
 from pytest_codesearch.mining.output import GoldsetWriter
 from pytest_codesearch.mining.progress import ProgressEvent, Reporter
-from pytest_codesearch.mining.walk import MiningError, open_repository, repository_name, repository_path, resolve_commit
+from pytest_codesearch.mining.walk import (
+    MiningError,
+    bounded_cache,
+    open_repository,
+    repository_name,
+    repository_path,
+    resolve_commit,
+)
 
 __all__ = ["MinedCommit", "MiningError", "MiningStats", "ProgressEvent", "Transform", "format_stats", "generate_goldset"]
 
@@ -77,7 +84,7 @@ def generate_goldset(
     output = Path(output).absolute()
     case_repo = _case_repo(repo, output)
     count = _worker_count(workers, transform)
-    with GoldsetWriter(output) as writer:
+    with GoldsetWriter(output) as writer, bounded_cache():
         if count > 1:
             from pytest_codesearch.mining.parallel import mine_in_processes
 
@@ -92,7 +99,7 @@ def generate_goldset(
 
 def _mine(miner: Miner, head: pygit2.Commit, writer: GoldsetWriter, reporter: Reporter) -> Counts:
     """Examine the walk in this process, writing each new case; return the counts."""
-    seen: set[str] = set()
+    seen: set[int] = set()
     for _, commit in miner.commits(head):
         outcome = miner.examine(commit)
         if not isinstance(outcome, str):

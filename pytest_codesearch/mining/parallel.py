@@ -29,7 +29,7 @@ from pytest_codesearch.mining.config import FilterConfig
 from pytest_codesearch.mining.miner import DUPLICATE, Counts, Miner
 from pytest_codesearch.mining.output import GoldsetWriter
 from pytest_codesearch.mining.progress import INTERVAL_S, Reporter
-from pytest_codesearch.mining.walk import MiningError, open_repository
+from pytest_codesearch.mining.walk import MiningError, bounded_cache, open_repository
 
 CHUNK = 256
 """Consecutive commits one worker examines before the next worker's turn."""
@@ -44,6 +44,7 @@ class _Job:
     index: int
     workers: int
     scratch: Path
+    chunk: int
 
 
 def mine_in_processes(
@@ -54,11 +55,18 @@ def mine_in_processes(
     workers: int,
     writer: GoldsetWriter,
     reporter: Reporter,
+    chunk: int = CHUNK,
 ) -> Counts:
-    """Mine with ``workers`` processes, adding the cases to ``writer`` in walk order; return the counts."""
+    """Mine with ``workers`` processes, adding the cases to ``writer`` in walk order; return the counts.
+
+    Worker ``k`` examines the blocks of ``chunk`` consecutive commits whose number is ``k`` modulo ``workers``.
+    """
     context = _context()
     scratch = Path(tempfile.mkdtemp(dir=writer.output.parent, prefix=f".{writer.output.name}.workers-"))
-    jobs = [_Job(repo_path, head, config, case_repo, index, workers, scratch / f"{index}.tsv") for index in range(workers)]
+    jobs = [
+        _Job(repo_path, head, config, case_repo, index, workers, scratch / f"{index}.tsv", chunk)
+        for index in range(workers)
+    ]
     progress: Any = context.Queue()
     results: Any = context.Queue()
     processes = [context.Process(target=_work, args=(job, progress, results), daemon=True) for job in jobs]  # type: ignore[attr-defined]
@@ -117,7 +125,7 @@ def _drain(progress: Any, figures: dict[int, tuple[int, int]]) -> None:
 
 def _merge(paths: list[Path], writer: GoldsetWriter, counts: Counts) -> None:
     """Add the workers' cases to ``writer`` in walk order, dropping repeated (query, files) pairs."""
-    seen: set[str] = set()
+    seen: set[int] = set()
     for _, key, line in heapq.merge(*(_read(path) for path in paths)):
         if key in seen:
             counts.kept -= 1
@@ -127,17 +135,19 @@ def _merge(paths: list[Path], writer: GoldsetWriter, counts: Counts) -> None:
             writer.add(line)
 
 
-def _read(path: Path) -> Iterator[tuple[int, str, str]]:
+def _read(path: Path) -> Iterator[tuple[int, int, str]]:
+    """Yield (position in the walk, key, JSON line) from a worker's file (JSON escapes tabs, so they split)."""
     with path.open(encoding="utf-8") as stream:
         for raw in stream:
             position, key, line = raw.rstrip("\n").split("\t", 2)
-            yield int(position), key, line
+            yield int(position), int(key), line
 
 
 def _work(job: _Job, progress: Any, results: Any) -> None:
     """Examine this worker's blocks of the walk, writing its cases to ``job.scratch``; put its counts."""
     try:
-        counts = _examine_share(job, progress)
+        with bounded_cache():  # a spawned process starts from libgit2's defaults
+            counts = _examine_share(job, progress)
     except MiningError as exc:
         results.put((job.index, None, str(exc)))
     except BaseException:  # a bug: show it, the parent ends the run
@@ -150,11 +160,11 @@ def _examine_share(job: _Job, progress: Any) -> Counts:
     repo = open_repository(job.repo_path)
     miner = Miner(repo, job.config, None, job.case_repo)
     head = repo[pygit2.Oid(hex=job.head)].peel(pygit2.Commit)
-    seen: set[str] = set()
+    seen: set[int] = set()
     next_report = time.perf_counter() + INTERVAL_S / 2
     with job.scratch.open("w", encoding="utf-8", newline="\n") as out:
         for position, commit in miner.commits(head):
-            if (position // CHUNK) % job.workers != job.index:
+            if (position // job.chunk) % job.workers != job.index:
                 continue
             outcome = miner.examine(commit)
             if not isinstance(outcome, str):

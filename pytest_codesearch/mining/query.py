@@ -64,7 +64,7 @@ def decode_message(raw: bytes, encoding: str | None) -> tuple[str, bool]:
 
 
 def split_message(message: str) -> tuple[str, list[str]]:
-    """Return the subject (first non-blank line) and the body paragraphs, bookkeeping lines removed."""
+    """Return the subject (first non-blank line) and the body paragraphs (joined lines), trailers removed."""
     lines = [line for line in message.splitlines() if not _TRAILER_LINE.match(line) and not _BOOKKEEPING_LINE.match(line)]
     while lines and not lines[0].strip():
         lines.pop(0)
@@ -73,8 +73,8 @@ def split_message(message: str) -> tuple[str, list[str]]:
     paragraphs: list[str] = []
     current: list[str] = []
     for line in lines[1:]:
-        if line.strip():
-            current.append(line.strip())
+        if line.strip():  # a paragraph keeps its first indent, so code and quotes can be told apart
+            current.append(line.strip() if current else line.rstrip())
         elif current:
             paragraphs.append(" ".join(current))
             current = []

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import NamedTuple
@@ -26,6 +27,7 @@ _ENTRY = re.compile(rb"\d+ [^\0]*\0.{20}", re.S)
 _UNSAFE_PATH = re.compile(rb"(?:\A|/)(?:\.{1,2}|\.git[. ]*)?(?:/|\Z)|[\0\\]|\A[A-Za-z]:", re.I)
 _TREE_CACHE_SIZE = 512
 _SORT = pygit2.enums.SortMode.TIME
+CACHE_BYTES = 16 * 1024 * 1024
 
 
 class MiningError(Exception):
@@ -40,6 +42,21 @@ class Change(NamedTuple):
     old_id: bytes | None
     new_mode: int
     new_id: bytes | None
+
+
+@contextmanager
+def bounded_cache(limit: int = CACHE_BYTES) -> Iterator[None]:
+    """Cap libgit2's object cache (process-wide, 256 MiB by default) while mining, then restore it.
+
+    Walking caches every commit and small tree read; a long history would fill the cache, so memory
+    would grow with history length. The miner keeps the trees it needs itself.
+    """
+    previous = pygit2.settings.cached_memory[1]
+    pygit2.settings.cache_max_size(min(limit, previous))
+    try:
+        yield
+    finally:
+        pygit2.settings.cache_max_size(previous)
 
 
 def open_repository(path: Path) -> pygit2.Repository:
@@ -218,26 +235,59 @@ def decode_path(raw: bytes) -> str | None:
 
 
 def find_renames(
-    repo: pygit2.Repository, old_tree: bytes, new_tree: bytes, limit: int
+    repo: pygit2.Repository, old_tree: bytes, new_tree: bytes, limit: int, paths: list[bytes]
 ) -> tuple[dict[bytes, bytes], bool]:
     """Return libgit2's renames between two trees (new path -> old path) and whether ``limit`` cut it short.
 
-    libgit2 stops looking after ``limit`` renames without saying so (PITFALLS 25); the flag reports a
-    commit with more candidates than that, so the caller can count it.
+    Only the deepest directory holding every path of ``paths`` (the unmatched additions and deletions) is
+    diffed: a rename inside ``src/pkg/`` need not list the whole repository. libgit2 stops looking after
+    ``limit`` renames without saying so (PITFALLS 25); the flag reports a commit with more candidates
+    than that, so the caller can count it.
     """
-    old = repo[pygit2.Oid(raw=old_tree)].peel(pygit2.Tree)
-    diff = old.diff_to_tree(repo[pygit2.Oid(raw=new_tree)].peel(pygit2.Tree))
+    base, old, new = _narrowed(repo, old_tree, new_tree, _common_directory(paths))
+    diff = old.diff_to_tree(new)
     adds = deletes = 0
     for delta in diff.deltas:
         adds += delta.status == pygit2.enums.DeltaStatus.ADDED
         deletes += delta.status == pygit2.enums.DeltaStatus.DELETED
     diff.find_similar(flags=pygit2.enums.DiffFind.FIND_RENAMES, rename_limit=limit)
+    prefix = base + b"/" if base else b""
     renames = {
-        delta.new_file.raw_path: delta.old_file.raw_path
+        prefix + delta.new_file.raw_path: prefix + delta.old_file.raw_path
         for delta in diff.deltas
         if delta.status == pygit2.enums.DeltaStatus.RENAMED
     }
     return renames, max(adds, deletes) > limit
+
+
+def _common_directory(paths: list[bytes]) -> bytes:
+    """Return the deepest directory (``b""`` for the root) that holds every path."""
+    common: list[bytes] | None = None
+    for path in paths:
+        folders = path.split(b"/")[:-1]
+        if common is None:
+            common = folders
+        else:
+            size = 0
+            while size < min(len(common), len(folders)) and common[size] == folders[size]:
+                size += 1
+            common = common[:size]
+    return b"/".join(common or [])
+
+
+def _narrowed(
+    repo: pygit2.Repository, old_tree: bytes, new_tree: bytes, base: bytes
+) -> tuple[bytes, pygit2.Tree, pygit2.Tree]:
+    """Return (base, old subtree, new subtree) at directory ``base``, or the root trees when either lacks it."""
+    old = repo[pygit2.Oid(raw=old_tree)].peel(pygit2.Tree)
+    new = repo[pygit2.Oid(raw=new_tree)].peel(pygit2.Tree)
+    if not base:
+        return b"", old, new
+    try:
+        folder = base.decode("utf-8")
+        return base, repo[old[folder].id].peel(pygit2.Tree), repo[new[folder].id].peel(pygit2.Tree)
+    except (KeyError, UnicodeDecodeError, ValueError, pygit2.GitError):  # gone on one side, or not a tree
+        return b"", old, new
 
 
 def is_regular(mode: int) -> bool:
@@ -245,6 +295,22 @@ def is_regular(mode: int) -> bool:
     return mode & TYPE_MASK == REGULAR
 
 
-def read_blob(repo: pygit2.Repository, oid: bytes) -> bytes:
-    """Return the content of the blob ``oid`` (raw id); raises ``KeyError`` when it is missing."""
-    return bytes(repo.odb.read(pygit2.Oid(raw=oid))[1])
+class BlobReader:
+    """Reads blobs, keeping the last few: a commit's old file is often the next commit's new one."""
+
+    def __init__(self, repo: pygit2.Repository, keep: int = 8, largest: int = 1 << 20) -> None:
+        self._read = repo.odb.read
+        self._keep = keep
+        self._largest = largest
+        self._cache: dict[bytes, bytes] = {}
+
+    def read(self, oid: bytes) -> bytes:
+        """Return the content of the blob ``oid`` (raw id); raises ``KeyError`` when it is missing."""
+        data = self._cache.get(oid)
+        if data is None:
+            data = bytes(self._read(pygit2.Oid(raw=oid))[1])
+            if len(data) <= self._largest:
+                if len(self._cache) >= self._keep:
+                    del self._cache[next(iter(self._cache))]
+                self._cache[oid] = data
+        return data

@@ -116,7 +116,9 @@ class SnapshotStore:
         files = frozenset(item.path for item in listing.files)
         return Snapshot(root, path, str(commit.id), listing.tree_id, files, parent_directories(files))
 
-    def _materialize(self, repository: pygit2.Repository, tree: pygit2.Tree, path: Path, rev: str) -> tuple[Path, TreeListing]:
+    def _materialize(
+        self, repository: pygit2.Repository, tree: pygit2.Tree, path: Path, rev: str
+    ) -> tuple[Path, TreeListing]:
         try:
             root, listing = materialize_tree(repository, tree, self.cache_dir)
         except (MaterializeError, pygit2.GitError) as exc:  # a missing or unreadable object
@@ -126,7 +128,9 @@ class SnapshotStore:
         self._written.add(listing.tree_id)
         return root, listing
 
-    def _list(self, repository: pygit2.Repository, tree: pygit2.Tree, path: Path, rev: str) -> tuple[Path, TreeListing]:
+    def _list(
+        self, repository: pygit2.Repository, tree: pygit2.Tree, path: Path, rev: str
+    ) -> tuple[Path, TreeListing]:
         """Return where ``tree``'s directory goes and its listing, writing the manifest if it is missing.
 
         Listing again (subtrees seen before are not walked) is cheaper than reading an existing manifest.

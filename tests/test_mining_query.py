@@ -1,0 +1,84 @@
+"""Commit messages to queries: prefixes, references, trailers and URLs go; the words that describe the change stay."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_codesearch.mining.query import MAX_QUERY_CHARS, decode_message, leaked_path, message_to_query
+
+
+@pytest.mark.parametrize(
+    ("message", "query"),
+    [
+        ("feat(auth): add OAuth login flow (#123)\n\nSigned-off-by: A <a@b.c>\n", "add OAuth login flow"),
+        ("fix!: crash when config is empty\n\nFixes #12, closes #13\n", "crash when config is empty"),
+        ("ABC-123: Handle UTF-8 and ISO-8601 dates in reports", "Handle UTF-8 and ISO-8601 dates in reports"),
+        ("[WIP] [core] fix: retry requests on timeout gh-77", "retry requests on timeout"),
+        ("Parse owner/repo#5 references in commit bodies", "Parse references in commit bodies"),
+        ("Speed up the tokenizer, see https://example.com/bench?x=1 for numbers", "Speed up the tokenizer, see for numbers"),
+        ("Close the socket on errors (resolves PROJ-7 and PROJ-8) [skip ci]", "Close the socket on errors"),
+        (":sparkles: Support   tabs\tin   paths", "Support tabs in paths"),
+        ("Handle empty input in the parser.", "Handle empty input in the parser"),
+        ("#123", ""),
+        ("", ""),
+    ],
+)
+def test_subject_is_cleaned(message: str, query: str) -> None:
+    assert message_to_query(message) == query
+
+
+def test_short_subject_gets_the_first_meaningful_body_sentence() -> None:
+    message = (
+        "Fix login\n\n"
+        "Signed-off-by: A <a@b.c>\n\n"
+        "See #4.\n\n"
+        "The session cookie was written before the user id was known. It is now set last.\n\n"
+        "Co-authored-by: B <b@c.d>\n"
+    )
+    assert message_to_query(message) == "Fix login: The session cookie was written before the user id was known"
+
+
+def test_empty_subject_uses_the_body_sentence_alone() -> None:
+    assert message_to_query("#12\n\nThe cache kept stale entries after a reload.\n") == (
+        "The cache kept stale entries after a reload"
+    )
+
+
+def test_code_blocks_and_quotes_are_not_taken_as_sentences() -> None:
+    message = "Fix it\n\n    raise ValueError(bad value here)\n\n> quoted text from a reviewer\n\nThe parser gave up early."
+    assert message_to_query(message) == "Fix it: The parser gave up early"
+
+
+def test_revert_and_cherry_pick_bookkeeping_lines_are_dropped() -> None:
+    message = "Restore the cache\n\n(cherry picked from commit 0123456789abcdef)\nThis reverts commit abcdef1234567.\n"
+    assert message_to_query(message, min_words=3) == "Restore the cache"
+
+
+def test_long_queries_are_cut_at_a_word() -> None:
+    query = message_to_query("word " * 200)
+    assert len(query) <= MAX_QUERY_CHARS and query.endswith("word") and not query.endswith(" ")
+
+
+def test_messages_are_decoded_by_their_header_then_utf8_then_with_replacement() -> None:
+    assert decode_message("café".encode("latin-1"), "ISO-8859-1") == ("café", True)
+    assert decode_message("café".encode(), None) == ("café", True)
+    assert decode_message("café".encode(), "no-such-codec") == ("café", True)
+    assert decode_message(b"caf\xe9", None) == ("caf\ufffd", False)
+    assert decode_message(b"caf\xe9", "utf-8") == ("caf\ufffd", False)
+
+
+@pytest.mark.parametrize(
+    ("query", "leak"),
+    [
+        ("Fix the crash in app.py when empty", "src/app.py"),
+        ("Fix src/app.py startup", "src/app.py"),
+        ("Rename APP.PY to main.py", "src/app.py"),
+        ("Use myapp.py instead", None),
+        ("Read app.pyc files", None),
+        ("Fix the app startup", None),
+        ("Fix other/app.py", None),
+        ("Update the Makefile targets", "Makefile"),
+    ],
+)
+def test_a_query_naming_a_ground_truth_file_leaks(query: str, leak: str | None) -> None:
+    assert leaked_path(query, ["src/app.py", "Makefile"]) == leak
