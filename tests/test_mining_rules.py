@@ -178,3 +178,13 @@ def test_config_errors_name_the_field(data: dict[str, object], message: str) -> 
     with pytest.raises(ValidationError, match=None) as caught:
         FilterConfig.model_validate(data)
     assert message in str(caught.value)
+
+
+def test_docs_name_every_rule_reason_and_field() -> None:
+    from pathlib import Path
+
+    from pytest_codesearch.mining.miner import DROP_REASONS
+
+    docs = (Path(__file__).parent.parent / "docs" / "mining.md").read_text(encoding="utf-8")
+    names = [*RULE_NAMES, *DROP_REASONS, *FilterConfig.model_fields]
+    assert [name for name in names if f"`{name}`" not in docs] == []

@@ -84,7 +84,8 @@ def test_renames_and_the_rename_limit(tmp_path: Path) -> None:
     repo = init_repo(tmp_path / "r")
     body = "".join(f"line {n}\n" for n in range(30))
     first = commit(repo, {f"old{n}.py": body + str(n) for n in range(4)})
-    second = commit(repo, {**{f"old{n}.py": None for n in range(4)}, **{f"new{n}.py": body + f"{n}!" for n in range(4)}})
+    moves = {**{f"old{n}.py": None for n in range(4)}, **{f"new{n}.py": body + f"{n}!" for n in range(4)}}
+    second = commit(repo, moves)
     paths = [f"old{n}.py".encode() for n in range(4)] + [f"new{n}.py".encode() for n in range(4)]
     renames, limited = find_renames(repo, _tree(repo, first), _tree(repo, second), 10, paths)
     assert renames == {f"new{n}.py".encode(): f"old{n}.py".encode() for n in range(4)} and not limited
@@ -110,8 +111,8 @@ def test_renamed_files_are_not_listed_as_added(tmp_path: Path) -> None:
     repo = init_repo(tmp_path / "r")
     body = "".join(f"def f{n}():\n    return {n}\n" for n in range(20))
     commit(repo, {"src/a.py": body, "src/b.py": body + "# b\n", "src/c.py": "C = 1\n"}, "Start")
-    commit(repo, {"src/a.py": None, "src/moved/a.py": body, "src/b.py": None, "src/moved/b.py": body + "# b2\n",
-                  "src/c.py": "C = 2\n", "src/d.py": "D = 1\n"}, "Move the functions into the moved package")  # fmt: skip
+    moves = {"src/a.py": None, "src/moved/a.py": body, "src/b.py": None, "src/moved/b.py": body + "# b2\n"}
+    commit(repo, {**moves, "src/c.py": "C = 2\n", "src/d.py": "D = 1\n"}, "Move the functions into the moved package")
     stats = generate_goldset(tmp_path / "r", tmp_path / "out.jsonl", FilterConfig(rename_limit=1), workers=1)
     case = json.loads((tmp_path / "out.jsonl").read_text().splitlines()[1])
     assert case["ground_truth_files"] == ["src/a.py", "src/b.py", "src/c.py"]
@@ -154,6 +155,10 @@ def test_open_repository_errors(tmp_path: Path) -> None:
     init_repo(tmp_path / "empty")
     with pytest.raises(MiningError, match="empty: the repository has no commits yet"):
         open_repository(tmp_path / "empty")
+    (tmp_path / "empty" / "sub").mkdir()
+    inside = rf"sub: not a git repository \(.*; it lies inside the repository {tmp_path}/empty\)"
+    with pytest.raises(MiningError, match=inside):
+        open_repository(tmp_path / "empty" / "sub")
 
 
 def test_resolve_commit_errors(tmp_path: Path) -> None:

@@ -56,7 +56,8 @@ MESSAGE_RULES: tuple[MessageRule, ...] = (
     ),
     _rule(
         "version-bump",
-        "the subject bumps a version ('Bump version to 1.2', 'Bump foo from 1.0 to 1.1', 'chore: update foo to 2.0', '1.2.3')",
+        "the subject bumps a version ('Bump version to 1.2', 'Bump foo from 1.0 to 1.1', "
+        "'chore: update foo to 2.0', '1.2.3')",
         rf"{_PREFIX}bump(?:ed|s|ing)?\b|{_PREFIX}(?:update|upgrade|pin)\b.* to {_VERSION}\s*$"
         rf"|\b(?:set|update|increment|change) (?:the )?version\b|^\s*(?:version )?{_VERSION}\s*$",
     ),

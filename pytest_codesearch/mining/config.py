@@ -9,7 +9,16 @@ from __future__ import annotations
 from datetime import date, datetime, timezone
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    field_validator,
+    model_validator,
+)
 
 from pytest_codesearch.mining.classify import RULE_NAMES
 

@@ -30,7 +30,15 @@ from pytest_codesearch.mining.walk import (
     resolve_commit,
 )
 
-__all__ = ["MinedCommit", "MiningError", "MiningStats", "ProgressEvent", "Transform", "format_stats", "generate_goldset"]
+__all__ = [
+    "MinedCommit",
+    "MiningError",
+    "MiningStats",
+    "ProgressEvent",
+    "Transform",
+    "format_stats",
+    "generate_goldset",
+]
 
 
 @dataclass(frozen=True)
@@ -74,8 +82,8 @@ def generate_goldset(
     ``transform(query, commit)`` may rewrite each rule-based query (None keeps it; an exception keeps it
     too, and ``query_source`` records the failure). ``progress`` is called about twice a second and once
     at the end with ``done=True``. ``workers`` is the number of processes (default: 2 where the machine
-    has two cores and no transform is set, else 1). Raises ``MiningError`` for a repository, revision or
-    output that cannot be used.
+    has two cores; always 1 with a transform, which stays in this process). Raises ``MiningError`` for a
+    repository, revision or output that cannot be used.
     """
     reporter = Reporter(progress)
     repo_path = Path(repo_path).absolute()
@@ -113,14 +121,12 @@ def _mine(miner: Miner, head: pygit2.Commit, writer: GoldsetWriter, reporter: Re
 
 
 def _worker_count(workers: int | None, transform: Transform | None) -> int:
-    """Return how many processes mine: as asked, else two when there are two cores and no transform."""
-    if workers is not None:
-        if workers < 1:
-            raise MiningError(f"workers must be at least 1, got {workers}")
-        return workers
+    """Return how many processes mine: one with a transform, else as asked, else two when there are two cores."""
+    if workers is not None and workers < 1:
+        raise MiningError(f"workers must be at least 1, got {workers}")
     if transform is not None:  # a hook (an LLM client, say) may not survive a fork: keep it in this process
         return 1
-    return min(2, os.cpu_count() or 1)
+    return workers if workers is not None else min(2, os.cpu_count() or 1)
 
 
 def _case_repo(repo: pygit2.Repository, output: Path) -> str | None:

@@ -28,6 +28,24 @@ SHORT_HASH = 12
 SHORT_SUBJECT_WORDS = 4
 """A subject with fewer words gets the first sentence of the body added to its query."""
 DUPLICATE = "duplicate (same query and files)"
+DROP_REASONS = (
+    "merge commit",
+    "shallow boundary",
+    "root commit",
+    "bot author",
+    "message: <rule>",
+    "missing objects",
+    "no changes",
+    "only added files",
+    "only excluded files",
+    "too few files",
+    "too many files",
+    "whitespace-only",
+    "query too short",
+    "leaky query",
+    DUPLICATE,
+)
+"""Why a commit makes no case, in the order the tests are made ("message: <rule>" names the rule)."""
 
 
 @dataclass(frozen=True)

@@ -69,7 +69,10 @@ def mine_in_processes(
     ]
     progress: Any = context.Queue()
     results: Any = context.Queue()
-    processes = [context.Process(target=_work, args=(job, progress, results), daemon=True) for job in jobs]  # type: ignore[attr-defined]
+    processes = [
+        context.Process(target=_work, args=(job, progress, results), daemon=True)  # type: ignore[attr-defined]
+        for job in jobs
+    ]
     try:
         for process in processes:
             process.start()

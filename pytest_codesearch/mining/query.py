@@ -18,7 +18,9 @@ _TRAILER_LINE = re.compile(
     r"\s*:\s.*$",
     _FLAGS,
 )
-_BOOKKEEPING_LINE = re.compile(r"^\s*(?:\(cherry picked from commit [0-9a-f]+\)|this reverts commit [0-9a-f]+.*)$", _FLAGS)
+_BOOKKEEPING_LINE = re.compile(
+    r"^\s*(?:\(cherry picked from commit [0-9a-f]+\)|this reverts commit [0-9a-f]+.*)$", _FLAGS
+)
 _CONVENTIONAL = re.compile(
     r"^\s*(?:feat|feature|fix|bugfix|hotfix|docs|doc|style|refactor|perf|test|tests|build|ci|chore|revert|deps|"
     r"security|wip)(?:\([^)]*\))?!?\s*:\s*",
@@ -65,7 +67,9 @@ def decode_message(raw: bytes, encoding: str | None) -> tuple[str, bool]:
 
 def split_message(message: str) -> tuple[str, list[str]]:
     """Return the subject (first non-blank line) and the body paragraphs (joined lines), trailers removed."""
-    lines = [line for line in message.splitlines() if not _TRAILER_LINE.match(line) and not _BOOKKEEPING_LINE.match(line)]
+    lines = [
+        line for line in message.splitlines() if not _TRAILER_LINE.match(line) and not _BOOKKEEPING_LINE.match(line)
+    ]
     while lines and not lines[0].strip():
         lines.pop(0)
     if not lines:

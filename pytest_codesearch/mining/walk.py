@@ -75,10 +75,20 @@ def open_repository(path: Path) -> pygit2.Repository:
                 f"{path}: git refuses to open this repository because another user owns it ({exc}). "
                 f"If you trust it, run: git config --global --add safe.directory {path}"
             ) from None
-        raise MiningError(f"{path}: not a git repository (name the directory that holds .git)") from None
+        hint = _enclosing(path)
+        raise MiningError(f"{path}: not a git repository (name the directory that holds .git{hint})") from None
     if repo.head_is_unborn or repo.is_empty:
         raise MiningError(f"{path}: the repository has no commits yet, so there is no history to mine")
     return repo
+
+
+def _enclosing(path: Path) -> str:
+    """Return "; it lies inside the repository <root>" when a parent directory is a repository, else ""."""
+    found = pygit2.discover_repository(str(path))
+    if not found:
+        return ""
+    gitdir = Path(found)
+    return f"; it lies inside the repository {gitdir.parent if gitdir.name == '.git' else gitdir}"
 
 
 def resolve_commit(repo: pygit2.Repository, rev: str) -> pygit2.Commit:
@@ -116,13 +126,12 @@ def shallow_boundary(repo: pygit2.Repository) -> frozenset[str]:
     if not repo.is_shallow:
         return frozenset()
     gitdir = Path(repo.path)
-    ids: set[str] = set()
-    for candidate in (gitdir / "shallow", gitdir / "commondir"):
-        if candidate.name == "commondir" and candidate.is_file():  # a linked work tree
-            candidate = (gitdir / candidate.read_text().strip() / "shallow").resolve()
-        if candidate.is_file():
-            ids.update(line.strip() for line in candidate.read_text().splitlines() if line.strip())
-    return frozenset(ids)
+    files = [gitdir / "shallow"]
+    common = gitdir / "commondir"
+    if common.is_file():  # a linked work tree: the shallow file lives in the main git directory
+        files.append(gitdir / common.read_text().strip() / "shallow")
+    ids = {line.strip() for file in files if file.is_file() for line in file.read_text().splitlines()}
+    return frozenset(ids - {""})
 
 
 def walk(
