@@ -77,6 +77,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="YAML benchmark config: dataset, evaluation, agents, output (options override it)")
     group.addoption("--codesearch-alpha", default=None, metavar="A",
                     help="significance level of the paired tests between agents (default 0.05)")
+    group.addoption("--codesearch-generate", action="store_true", default=False,
+                    help="mine a git history into a gold set instead of running tests")
+    group.addoption("--codesearch-repo", default=None, metavar="PATH",
+                    help="with --codesearch-generate: the repository to mine (default: the current directory)")
+    group.addoption("--codesearch-rev", default=None, metavar="REV",
+                    help="with --codesearch-generate: mine the history reachable from REV (default HEAD)")
+    group.addoption("--codesearch-output", default=None, metavar="FILE",
+                    help="with --codesearch-generate: the gold set to write (default goldsets/<repo>.jsonl)")
     parser.addini("codesearch_agent", type="linelist", default=[], help="agents to benchmark (as --codesearch-agent)")
     parser.addini("codesearch_runs", default=str(DEFAULT_RUNS), help="timed runs of each retrieval")
     parser.addini("codesearch_ks", default=",".join(map(str, DEFAULT_KS)), help="cut-offs for the @k metrics")
@@ -85,6 +93,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("codesearch_alpha", default=str(DEFAULT_ALPHA), help="significance level")
     parser.addini("codesearch_config", default="", help="YAML benchmark config (relative to the rootdir)")
     parser.addini("codesearch_cache_dir", default=DEFAULT_CACHE_DIR, help="snapshot cache directory")
+
+
+def pytest_cmdline_main(config: pytest.Config) -> int | None:
+    """``--codesearch-generate`` mines a history into a gold set and ends the run: no test runs."""
+    if not config.getoption("codesearch_generate"):
+        return None
+    from pytest_codesearch.generation import run_generate
+
+    return run_generate(config)
 
 
 def pytest_configure(config: pytest.Config) -> None:

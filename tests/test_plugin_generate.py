@@ -1,0 +1,132 @@
+"""``pytest --codesearch-generate`` and the YAML config, as users run them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from gitrepo import commit, init_repo
+
+from example_project import read_results
+
+APP = "def login(user):\n    return check_password(user)\n"
+
+
+def _history(root: Path) -> list[str]:
+    """A small history: a root commit, two kept feature commits, a docs-only commit."""
+    repo = init_repo(root)
+    return [
+        commit(repo, {"src/app.py": APP, "src/db.py": "def connect(): ...\n"}, "Initial import"),
+        commit(repo, {"src/app.py": APP + "def logout(): ...\n"}, "Add a logout action for signed in users"),
+        commit(repo, {"src/db.py": "def connect(retries=3): ...\n", "src/app.py": APP + "X = 1\n"},
+               "Retry the database connection when it drops"),
+        commit(repo, {"README.md": "hello\n"}, "Describe the project in the readme"),
+    ]
+
+
+def test_generate_writes_a_goldset_and_runs_no_tests(pytester: pytest.Pytester) -> None:
+    ids = _history(pytester.path / "project")
+    result = pytester.runpytest("--codesearch-generate", "--codesearch-repo=project", "--codesearch-output=out.jsonl")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines([
+        "mined *out.jsonl in *",
+        "*commits examined*4",
+        "*kept (cases written)*2",
+        "*dropped: root commit*1",
+        "run it: pytest --codesearch-agent=bm25 out.jsonl",
+    ])
+    assert "passed" not in result.stdout.str()
+    lines = [json.loads(line) for line in (pytester.path / "out.jsonl").read_text().splitlines()]
+    cases = {c["query"]: c for c in lines[1:]}
+    retry = cases["Retry the database connection when it drops"]
+    assert retry["base_commit"] == ids[1]
+    assert sorted(retry["ground_truth_files"]) == ["src/app.py", "src/db.py"]
+    assert retry["repo"] == "project"
+    assert cases["Add a logout action for signed in users"]["ground_truth_files"] == ["src/app.py"]
+
+
+def test_mined_goldset_evaluates_at_each_parent(pytester: pytest.Pytester) -> None:
+    _history(pytester.path / "project")
+    pytester.runpytest("--codesearch-generate", "--codesearch-repo=project", "--codesearch-output=out.jsonl")
+    result = pytester.runpytest("--codesearch-agent=oracle,keyword", "out.jsonl")
+    result.assert_outcomes(passed=4)
+    data = read_results(pytester.path)
+    assert len({c["snapshot"] for c in data["cases"]}) == 2  # one tree per parent commit
+    assert data["agents"]["oracle"]["metrics"]["mrr"]["mean"] == 1.0
+
+
+def test_generate_reports_a_bad_repository_as_a_usage_error(pytester: pytest.Pytester) -> None:
+    (pytester.path / "plain").mkdir()
+    result = pytester.runpytest("--codesearch-generate", "--codesearch-repo=plain")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*plain*not a git repository*"])
+    assert "Traceback" not in result.stderr.str()
+
+
+def test_transform_hook_rewrites_queries(pytester: pytest.Pytester) -> None:
+    _history(pytester.path / "project")
+    pytester.makeconftest(
+        """
+        def pytest_codesearch_transform_query(query, commit, config):
+            return "where is the code to " + query.lower()
+        """
+    )
+    pytester.runpytest("--codesearch-generate", "--codesearch-repo=project", "--codesearch-output=out.jsonl")
+    cases = [json.loads(line) for line in (pytester.path / "out.jsonl").read_text().splitlines()[1:]]
+    assert {c["query_source"] for c in cases} == {"hook"}
+    assert all(c["query"].startswith("where is the code to ") for c in cases)
+
+
+def test_yaml_config_drives_generation_and_evaluation(pytester: pytest.Pytester) -> None:
+    _history(pytester.path / "project")
+    (pytester.path / "agents_here.py").write_text(
+        "class Fixed:\n"
+        "    def __init__(self, answer):\n        self.answer = answer\n"
+        "    def initialize(self, repo_path): pass\n"
+        "    def retrieve(self, query): return [self.answer]\n"
+        "    def reset(self): pass\n"
+    )
+    (pytester.path / "bench.yaml").write_text(
+        "dataset:\n  repository: project\n  output: gold/mined.jsonl\n  min_files: 2\n"
+        "evaluation:\n  runs: 2\n  seed: 11\n"
+        "agents:\n  - name: fixed-db\n    class: agents_here:Fixed\n    config: {answer: src/db.py}\n"
+        "output:\n  directory: reports\n  formats: [json]\n"
+    )
+    gen = pytester.runpytest("--codesearch-generate", "--codesearch-config=bench.yaml")
+    assert gen.ret == 0
+    assert len((pytester.path / "gold" / "mined.jsonl").read_text().splitlines()) == 2  # metadata + 1 case
+    pytester.syspathinsert()
+    result = pytester.runpytest("--codesearch-config=bench.yaml", "gold")
+    result.assert_outcomes(passed=1)
+    data = read_results(pytester.path, "reports")
+    assert data["run"]["seed"] == 11 and data["run"]["runs"] == 2
+    assert data["cases"][0]["agent"] == "fixed-db" and data["cases"][0]["metrics"]["recall"] == 0.5
+    assert sorted(p.name for p in (pytester.path / "reports").iterdir()) == ["results.json"]
+
+
+def test_yaml_unknown_key_names_file_line_and_key(pytester: pytest.Pytester) -> None:
+    (pytester.path / "bench.yaml").write_text("evaluation:\n  runs: 2\n  sead: 3\n")
+    (pytester.path / "g.jsonl").write_text('{"id": "a", "query": "q", "ground_truth_files": ["x"], "repo": "."}\n')
+    result = pytester.runpytest("--codesearch-config=bench.yaml", "--codesearch-agent=oracle")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*bench.yaml:3: evaluation.sead: unknown key (did you mean 'seed'?)*"])
+
+
+def test_yaml_values_are_not_coerced(pytester: pytest.Pytester) -> None:
+    (pytester.path / "bench.yaml").write_text("evaluation:\n  runs: '3'\n  randomize: yes\n")
+    result = pytester.runpytest("--codesearch-config=bench.yaml", "--codesearch-agent=oracle")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*bench.yaml:2: evaluation.runs: Input should be a valid integer*"])
+
+
+def test_command_line_overrides_yaml(pytester: pytest.Pytester) -> None:
+    (pytester.path / "repo").mkdir()
+    (pytester.path / "repo" / "a.py").write_text("x = 1\n")
+    (pytester.path / "g.jsonl").write_text('{"id": "a", "query": "q", "ground_truth_files": ["a.py"], "repo": "repo"}\n')
+    (pytester.path / "bench.yaml").write_text("evaluation:\n  runs: 2\n  seed: 5\n")
+    result = pytester.runpytest("--codesearch-config=bench.yaml", "--codesearch-agent=oracle", "--codesearch-runs=4")
+    result.assert_outcomes(passed=1)
+    data = read_results(pytester.path)
+    assert data["run"]["runs"] == 4 and data["run"]["seed"] == 5
+    assert len(data["cases"][0]["latencies_ms"]) == 4
