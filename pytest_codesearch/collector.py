@@ -44,7 +44,7 @@ class RunCollector:
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         """Under xdist the controller collects nothing: the workers' node ids are the universe."""
-        self.collected.update(i for i in ids if i.endswith("]") and "::" in i)
+        self.collected.update(i for i in ids if _looks_like_case(i))
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Keep the case record a call report carries; a crashed worker's case becomes an error."""
@@ -129,6 +129,12 @@ def _headline(names: list[str]) -> list[str]:
     return [m for m in HEADLINE_METRICS if m in names]
 
 
+def _looks_like_case(nodeid: str) -> bool:
+    """Return True for ``goldset::case[agent]`` ids (with the ``@group`` suffix --dist loadgroup adds)."""
+    _, sep, rest = nodeid.partition("::")
+    return bool(sep) and rest.split("@", 1)[0].endswith("]")
+
+
 def _is_case_item(item: pytest.Item) -> bool:
     return item.nodeid.endswith("]") and hasattr(item, "spec")
 
@@ -136,7 +142,8 @@ def _is_case_item(item: pytest.Item) -> bool:
 def _crashed_case(report: pytest.TestReport) -> CaseResult:
     """Rebuild what a crash report allows: the node id names gold set, case and agent."""
     goldset, _, rest = report.nodeid.partition("::")
-    case_id, _, agent = rest[:-1].partition("[")
+    rest = rest.split("]@", 1)[0].removesuffix("]")  # drop the "@group" suffix of --dist loadgroup
+    case_id, _, agent = rest.partition("[")
     return CaseResult(
         id=case_id,
         goldset=goldset,

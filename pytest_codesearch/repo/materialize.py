@@ -168,12 +168,23 @@ class _TreeLister:
 
     def _size(self, entry: pygit2.Object, path: str) -> int:
         try:
-            kind, size = self.repo.odb.read_header(entry.id)
+            kind, size = _read_header(self.repo, entry.id)
         except (KeyError, pygit2.GitError):
             raise MaterializeError(f"object {entry.id} for {path!r} is missing from the repository") from None
         if kind != pygit2.enums.ObjectType.BLOB:
             raise MaterializeError(f"object {entry.id} for {path!r} is not a blob")
         return int(size)
+
+
+def _read_header(repo: pygit2.Repository, oid: pygit2.Oid) -> tuple[int, int]:
+    """Return (object type, size) without loading the content where pygit2 allows (``Odb.read_header``,
+    pygit2 >= 1.19; older releases, the newest on Python 3.10, read the object)."""
+    read_header = getattr(repo.odb, "read_header", None)
+    if read_header is not None:
+        kind, size = read_header(oid)
+        return int(kind), int(size)
+    kind, data = repo.odb.read(oid)
+    return int(kind), len(data)
 
 
 @dataclass
