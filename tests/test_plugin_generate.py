@@ -130,3 +130,35 @@ def test_command_line_overrides_yaml(pytester: pytest.Pytester) -> None:
     data = read_results(pytester.path)
     assert data["run"]["runs"] == 4 and data["run"]["seed"] == 5
     assert len(data["cases"][0]["latencies_ms"]) == 4
+
+
+@pytest.mark.slow
+def test_real_history_evaluates_under_xdist_at_each_parent(pytester: pytest.Pytester) -> None:
+    """This project's own history, mined and evaluated with bm25 under -n 2: each case searches its parent."""
+    import pygit2
+
+    from pytest_codesearch.repo.snapshot import find_repository
+
+    here = find_repository(Path(__file__).parent)
+    if here is None or pygit2.Repository(str(here)).is_shallow:
+        pytest.skip("needs a full git checkout of this project")
+    (pytester.path / "bench.yaml").write_text("dataset:\n  max_commits: 25\n")
+    mined = pytester.runpytest_subprocess(
+        "--codesearch-generate", f"--codesearch-repo={here}", "--codesearch-output=real.jsonl",
+        "--codesearch-config=bench.yaml",
+    )
+    assert mined.ret == 0
+    cases = [json.loads(line) for line in (pytester.path / "real.jsonl").read_text().splitlines()[1:]]
+    assert cases, "the history should give at least one case"
+    repo = pygit2.Repository(str(here))
+    for case in cases:
+        assert case["base_commit"] == str(repo[case["commit_hash"]].peel(pygit2.Commit).parent_ids[0])
+    result = pytester.runpytest_subprocess(
+        "--codesearch-agent=bm25", "real.jsonl", "-p", "xdist", "-n", "2", "--dist", "loadgroup"
+    )
+    result.assert_outcomes(passed=len(cases))
+    records = read_results(pytester.path)["cases"]
+    assert {r["status"] for r in records} == {"ok"}
+    for record in records:
+        parent = repo[record["base_commit"]].peel(pygit2.Commit)
+        assert record["snapshot"] == str(parent.tree_id)
