@@ -88,7 +88,7 @@ class RunCollector:
             return
         names = metric_names(self.state.settings.ks)
         terminalreporter.section("codesearch")
-        for line in render_terminal(self.report, _headline(names), terminalreporter._tw.fullwidth):
+        for line in render_terminal(self.report, _headline(names), self.config.get_terminal_writer().fullwidth):
             terminalreporter.write_line(line)
         results = self.report.cases
         cases = len({(c.goldset, c.id) for c in results})
