@@ -36,6 +36,7 @@ class RunCollector:
         self.invalid: list[InvalidEntry] = []
         self.collected: set[str] = set()
         self.report: RunReport | None = None
+        self.write_error: str | None = None
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """Remember every case collected in this process, the universe for 'not run'."""
@@ -74,13 +75,22 @@ class RunCollector:
             not_run=sorted(self.collected - set(self.cases)),
             optional=optional_metric_names(settings.ks),
         )
+        try:
+            self._write_files(self.report, names)
+        except OSError as exc:  # an unwritable report directory must not end in an internal error
+            where = exc.filename or settings.report_dir
+            self.write_error = f"codesearch: cannot write the report to {where}: {exc.strerror or exc}"
+            if session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def _write_files(self, report: RunReport, names: list[str]) -> None:
         directory, formats = self.state.settings.report_dir, self.state.settings.formats
         if "json" in formats:
-            write_json(self.report, directory / "results.json")
+            write_json(report, directory / "results.json")
         if "csv" in formats:
-            write_csv(self.report, directory / "results.csv")
+            write_csv(report, directory / "results.csv")
         if "markdown" in formats:
-            write_atomic(directory / "summary.md", render_markdown(self.report, _headline(names)))
+            write_atomic(directory / "summary.md", render_markdown(report, _headline(names)))
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         """Print the agents side by side with the best of each column marked."""
@@ -88,6 +98,8 @@ class RunCollector:
             return
         names = metric_names(self.state.settings.ks)
         terminalreporter.section("codesearch")
+        if self.write_error is not None:
+            terminalreporter.write_line(self.write_error, red=True)
         for line in render_terminal(self.report, _headline(names), self.config.get_terminal_writer().fullwidth):
             terminalreporter.write_line(line)
         results = self.report.cases

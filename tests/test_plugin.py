@@ -328,3 +328,14 @@ def test_cases_listed_in_goldset_order_in_report(pytester: pytest.Pytester, proj
     data = read_results(pytester.path)
     assert sorted(c["id"] for c in data["cases"]) == sorted(c["id"] for c in CASES)
     assert all(0.0 <= v <= 1.0 for c in data["cases"] for v in c["metrics"].values())
+
+
+def test_unwritable_report_directory_is_reported_not_an_internal_error(
+    pytester: pytest.Pytester, project: Path
+) -> None:
+    (pytester.path / "blocked").write_text("a file where the report directory should be\n")
+    result = pytester.runpytest("--codesearch-agent=oracle", "--codesearch-report-dir=blocked/out")
+    result.assert_outcomes(passed=3)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["codesearch: cannot write the report to *blocked*"])
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
