@@ -367,3 +367,18 @@ def test_bare_repository_is_mined(tmp_path: Path) -> None:
     case = json.loads((tmp_path / "out" / "b.jsonl").read_text().splitlines()[1])
     assert stats.kept == 1
     assert (case["id"], case["repo"], case["base_commit"]) == (f"bare-{second[:12]}", "../bare.git", first)
+
+
+def test_caches_that_fill_up_change_no_case(
+    project: tuple[Path, dict[str, str]], mined: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pytest_codesearch.mining import files, miner, treediff
+
+    path, _ = project
+    stats, cases, _ = mined
+    for module, name in ((files, "PATH_CACHE_SIZE"), (miner, "AUTHOR_CACHE_SIZE"), (treediff, "_TREE_CACHE_SIZE")):
+        monkeypatch.setattr(module, name, 1)  # every verdict, author and tree is forgotten at once
+    again = generate_goldset(path, tmp_path / "project.jsonl", FilterConfig(), workers=1)
+    lines = [json.loads(line) for line in (tmp_path / "project.jsonl").read_text(encoding="utf-8").splitlines()[1:]]
+    assert [{**case, "repo": None} for case in lines] == [{**case, "repo": None} for case in cases]
+    assert (again.dropped, again.excluded_files) == (stats.dropped, stats.excluded_files)

@@ -82,3 +82,35 @@ def test_messages_are_decoded_by_their_header_then_utf8_then_with_replacement() 
 )
 def test_a_query_naming_a_ground_truth_file_leaks(query: str, leak: str | None) -> None:
     assert leaked_path(query, ["src/app.py", "Makefile"]) == leak
+
+
+def _every_substitution(text: str) -> str:
+    """``clean_text`` as it was before it skipped patterns that cannot match: every substitution, always."""
+    from pytest_codesearch.mining import query
+
+    for pattern, replacement, count in (
+        (query._CONVENTIONAL, "", 1), (query._BRACKET_TAG, " ", 0), (query._LEADING_TAGS, "", 0),
+        (query._CONVENTIONAL, "", 1), (query._GITMOJI, " ", 0), (query._URL, " ", 0),
+        (query._CLOSING_REF, " ", 0), (query._BARE_REF, " ", 0),
+    ):  # fmt: skip
+        text = pattern.sub(replacement, text, count=count)
+    previous = None
+    while previous != text:
+        previous, text = text, query._EMPTY_BRACKETS.sub(" ", text)
+    text = query._SPACES.sub(" ", text)
+    return query._SPACE_BEFORE_PUNCTUATION.sub(r"\1", text).strip(query._EDGE_PUNCTUATION)
+
+
+def test_skipping_patterns_that_cannot_match_changes_no_query() -> None:
+    import random
+
+    from pytest_codesearch.mining.query import clean_text, query_from_parts, split_message
+
+    atoms = ["fix", "feat(ui)!", ":", ": ", "[core]", "[skip ci]", "[", "]", "#12", "gh-3", "!7", "PROJ-12", "UTF-8",
+             "http://a.b/c", "www.x.org", "WWW.Y", "(", ")", "( , )", "[ ; ]", ".", ",", " ", "\t", "\n", "pr 12",
+             "issue 4", "closes #1", "fixes #2 and #3", "٣", ":tada:", "owner/repo#9", "word", "See #4."]  # fmt: skip
+    rng = random.Random(7)
+    for _ in range(5000):
+        text = "".join(rng.choice(atoms) for _ in range(rng.randint(0, 12)))
+        assert clean_text(text) == _every_substitution(text), text
+        assert query_from_parts(*split_message(text)) == message_to_query(text)

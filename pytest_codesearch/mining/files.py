@@ -14,17 +14,12 @@ import pygit2
 
 from pytest_codesearch.mining.classify import PathFilter, is_source_path, looks_binary, same_ignoring_whitespace
 from pytest_codesearch.mining.config import FilterConfig
-from pytest_codesearch.mining.walk import (
-    GITLINK,
-    SYMLINK,
-    TYPE_MASK,
-    Change,
-    BlobReader,
-    TreeDiffer,
-    decode_path,
-    find_renames,
-    is_regular,
-)
+from pytest_codesearch.mining.objects import BlobReader, ObjectReader
+from pytest_codesearch.mining.treediff import GITLINK, SYMLINK, TYPE_MASK, Change, TreeDiffer
+from pytest_codesearch.mining.walk import decode_path, find_renames, is_regular
+
+PATH_CACHE_SIZE = 4096
+"""Changed paths whose verdict (decoded, excluded, to sniff) is remembered."""
 
 
 @dataclass(frozen=True)
@@ -39,16 +34,22 @@ class FileSorter:
     """Applies the path rules of a ``FilterConfig`` to each commit's changes, counting what it leaves out."""
 
     def __init__(
-        self, repo: pygit2.Repository, config: FilterConfig, differ: TreeDiffer, excluded: Counter[str] | None = None
+        self,
+        repo: pygit2.Repository,
+        config: FilterConfig,
+        differ: TreeDiffer,
+        excluded: Counter[str] | None = None,
+        objects: ObjectReader | None = None,
     ) -> None:
         self.repo = repo
         self.config = config
         self.differ = differ
         self.filter = PathFilter(config.exclude_patterns)
-        self.blobs = BlobReader(repo)
+        self.blobs = BlobReader(objects or ObjectReader(repo))
         self.excluded: Counter[str] = Counter() if excluded is None else excluded
         """Files left out of the ground truth, by reason."""
         self.rename_limit_hits = 0
+        self._paths: dict[bytes, tuple[str, str | None, bool]] = {}
 
     def sort(self, parent_tree: bytes, tree: bytes) -> CommitFiles | str:
         """Return the commit's files, or why it makes no case. Raises ``KeyError`` for a missing object."""
@@ -89,28 +90,43 @@ class FileSorter:
     def _ground_truth_file(self, change: Change, old_id: bytes) -> tuple[str, bytes] | None:
         """Return (path, content at the parent) when the changed path counts as ground truth, else count why not."""
         reason = _mode_reason(change.old_mode)
-        path = decode_path(change.path) if reason is None else None
-        if reason is None and path is None:
-            reason = "unsafe or non-UTF-8 path"
-        if reason is None and path is not None and self.filter.excluded(path):
-            reason = "excluded pattern"
+        path, sniff = "", False
+        if reason is None:
+            path, reason, sniff = self._path_verdict(change.path)
         data = b""
-        if reason is None and path is not None and self.config.exclude_binary and not is_source_path(path):
+        if reason is None and sniff:
             data = self.blobs.read(old_id)
             if looks_binary(data):
                 reason = "binary"
-        if reason is not None or path is None:
-            self.excluded[reason or "unsafe or non-UTF-8 path"] += 1
+        if reason is not None:
+            self.excluded[reason] += 1
             return None
         return path, data
 
     def _added_path(self, change: Change) -> str | None:
         if not is_regular(change.new_mode):
             return None
-        path = decode_path(change.path)
-        if path is None or self.filter.excluded(path):
-            return None
-        return path
+        path, reason, _ = self._path_verdict(change.path)
+        return path if reason is None else None
+
+    def _path_verdict(self, raw: bytes) -> tuple[str, str | None, bool]:
+        """Return (path, why it is left out or None, whether its content must be sniffed for binary data).
+
+        Cached by raw path (a history changes the same paths again and again), up to ``PATH_CACHE_SIZE``.
+        """
+        verdict = self._paths.get(raw)
+        if verdict is None:
+            path = decode_path(raw)
+            if path is None:
+                verdict = ("", "unsafe or non-UTF-8 path", False)
+            elif self.filter.excluded(path):
+                verdict = (path, "excluded pattern", False)
+            else:
+                verdict = (path, None, self.config.exclude_binary and not is_source_path(path))
+            if len(self._paths) >= PATH_CACHE_SIZE:
+                self._paths.clear()
+            self._paths[raw] = verdict
+        return verdict
 
     def _formatting_only(self, scored: list[tuple[Change, bytes]]) -> bool:
         """Return whether every ground-truth change vanishes once whitespace is ignored (mode changes too).

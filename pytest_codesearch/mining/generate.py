@@ -8,7 +8,6 @@ histories are shared between two processes (``parallel.py``) when no query trans
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -19,6 +18,7 @@ import pygit2
 from pytest_codesearch.goldset.model import GoldSetMetadata
 from pytest_codesearch.mining.config import FilterConfig
 from pytest_codesearch.mining.miner import SHORT_HASH, Counts, MinedCommit, Miner, Transform
+from pytest_codesearch.mining.objects import fast_reads
 from pytest_codesearch.mining.output import GoldsetWriter
 from pytest_codesearch.mining.progress import ProgressEvent, Reporter
 from pytest_codesearch.mining.walk import (
@@ -92,7 +92,7 @@ def generate_goldset(
     output = Path(output).absolute()
     case_repo = _case_repo(repo, output)
     count = _worker_count(workers, transform)
-    with GoldsetWriter(output) as writer, bounded_cache():
+    with GoldsetWriter(output) as writer, bounded_cache(), fast_reads():
         if count > 1:
             from pytest_codesearch.mining.parallel import mine_in_processes
 

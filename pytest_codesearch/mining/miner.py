@@ -20,8 +20,10 @@ import pygit2
 from pytest_codesearch.mining.classify import RuleSet, bot_matcher, classify_kind, complexity
 from pytest_codesearch.mining.config import FilterConfig
 from pytest_codesearch.mining.files import CommitFiles, FileSorter
-from pytest_codesearch.mining.query import decode_message, leaked_path, message_to_query, split_message, word_count
-from pytest_codesearch.mining.walk import MiningError, TreeDiffer, repository_name, shallow_boundary, walk
+from pytest_codesearch.mining.objects import ObjectReader
+from pytest_codesearch.mining.query import decode_message, leaked_path, query_from_parts, split_message, word_count
+from pytest_codesearch.mining.treediff import TreeDiffer
+from pytest_codesearch.mining.walk import MiningError, repository_name, shallow_boundary, walk
 
 SHORT_HASH = 12
 """Hex digits of the commit id in a case id: fixed, so ids stay stable as the repository grows."""
@@ -46,6 +48,10 @@ DROP_REASONS = (
     DUPLICATE,
 )
 """Why a commit makes no case, in the order the tests are made ("message: <rule>" names the rule)."""
+AUTHOR_CACHE_SIZE = 1024
+"""Authors (raw name and email) whose decoded name and bot verdict are remembered."""
+_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
+"""What ``json.dumps(case, ensure_ascii=False, allow_nan=False)`` builds on every call, built once."""
 
 
 @dataclass(frozen=True)
@@ -129,7 +135,9 @@ class Miner:
         self.is_bot = bot_matcher(config.bot_authors)
         self.shallow = shallow_boundary(repo)
         self.counts = Counts()
-        self.files = FileSorter(repo, config, TreeDiffer(repo), self.counts.excluded_files)
+        self._authors: dict[tuple[bytes, bytes], tuple[str, str, bool]] = {}
+        objects = ObjectReader(repo)
+        self.files = FileSorter(repo, config, TreeDiffer(repo, objects), self.counts.excluded_files, objects)
 
     def commits(self, head: pygit2.Commit) -> Iterator[tuple[int, pygit2.Commit]]:
         """Yield (position, commit) for the commits to examine: in the since/until window, at most max_commits."""
@@ -167,12 +175,12 @@ class Miner:
             return "merge commit"
         if not parents:
             return "shallow boundary" if str(commit.id) in self.shallow else "root commit"
-        author = commit.author
-        if self.is_bot(f"{_text(author.raw_name)} <{_text(author.raw_email)}>"):
+        name, email, is_bot = self._author(commit.author)
+        if is_bot:
             return "bot author"
         message, clean = decode_message(commit.raw_message, commit.message_encoding)
         self.counts.repaired_messages += not clean
-        subject = split_message(message)[0]
+        subject, paragraphs = split_message(message)
         rule = self.rules.first_match(subject, message)
         if rule is not None:
             return f"message: {rule}"
@@ -184,17 +192,32 @@ class Miner:
         self.counts.rename_limit_hits = self.files.rename_limit_hits
         if isinstance(files, str):
             return files
-        return self._candidate(self._mined(commit, str(parents[0]), message, subject, files))
+        mined = self._mined(commit, str(parents[0]), message, subject, (name, email), files)
+        return self._candidate(mined, paragraphs)
 
-    def _mined(self, commit: pygit2.Commit, parent: str, message: str, subject: str, files: CommitFiles) -> MinedCommit:
+    def _author(self, author: pygit2.Signature) -> tuple[str, str, bool]:
+        """Return the author's name, email and whether they are a bot; cached, as a history has few authors."""
+        key = (author.raw_name, author.raw_email)
+        found = self._authors.get(key)
+        if found is None:
+            name, email = _text(key[0]), _text(key[1])
+            found = (name, email, self.is_bot(f"{name} <{email}>"))
+            if len(self._authors) >= AUTHOR_CACHE_SIZE:
+                self._authors.clear()
+            self._authors[key] = found
+        return found
+
+    def _mined(
+        self, commit: pygit2.Commit, parent: str, message: str, subject: str, who: tuple[str, str], files: CommitFiles
+    ) -> MinedCommit:
         category, rule = classify_kind(subject)
         return MinedCommit(
             commit_id=str(commit.id),
             parent_id=parent,
             message=message,
             subject=subject,
-            author_name=_text(commit.author.raw_name),
-            author_email=_text(commit.author.raw_email),
+            author_name=who[0],
+            author_email=who[1],
             timestamp=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(commit.commit_time)),
             ground_truth=files.ground_truth,
             added_files=files.added,
@@ -203,19 +226,20 @@ class Miner:
             rule=rule,
         )
 
-    def _candidate(self, mined: MinedCommit) -> Candidate | str:
-        query, source = self._query(mined)
+    def _candidate(self, mined: MinedCommit, paragraphs: list[str]) -> Candidate | str:
+        query, source = self._query(mined, paragraphs)
         if word_count(query) < self.config.min_query_words:
             return "query too short"
         leaky = leaked_path(query, mined.ground_truth) is not None
         if leaky and not self.config.keep_leaky:
             return "leaky query"
-        line = json.dumps(self.case_json(mined, query, source, leaky), ensure_ascii=False, allow_nan=False)
+        line = _ENCODER.encode(self.case_json(mined, query, source, leaky))
         return Candidate(line, case_key(query, mined.ground_truth))
 
-    def _query(self, mined: MinedCommit) -> tuple[str, str]:
+    def _query(self, mined: MinedCommit, paragraphs: list[str]) -> tuple[str, str]:
         """Return the query and its source: the rules' query, or the transform's when it gives one."""
-        query = message_to_query(mined.message, min_words=max(self.config.min_query_words, SHORT_SUBJECT_WORDS))
+        words = max(self.config.min_query_words, SHORT_SUBJECT_WORDS)
+        query = query_from_parts(mined.subject, paragraphs, min_words=words)  # = message_to_query(mined.message)
         if self.transform is None:
             return query, "rules"
         try:

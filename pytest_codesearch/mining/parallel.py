@@ -1,10 +1,10 @@
 """Mine one history with several processes, for the same output as one process would write.
 
-Every worker opens its own repository (PITFALLS 24) and walks the same commits in the same order; worker
-``k`` examines the blocks of ``CHUNK`` consecutive commits whose number is ``k`` modulo the worker count,
-so each keeps the tree cache warm within its blocks. Workers write their cases, tagged with their position
-in the walk, to scratch files beside the output; this process merges them back in walk order and drops
-duplicates there, so the result does not depend on the number of workers.
+Every worker opens its own repository (PITFALLS 24) and walks the same commits in the same order; each
+examines one contiguous range of the walk (``shares.py`` says how the ranges are chosen). Workers write
+their cases, tagged with their position in the walk, to scratch files beside the output; this process
+merges them back in walk order and drops duplicates there, so the result does not depend on the number of
+workers.
 """
 
 from __future__ import annotations
@@ -27,12 +27,11 @@ import pygit2
 
 from pytest_codesearch.mining.config import FilterConfig
 from pytest_codesearch.mining.miner import DUPLICATE, Counts, Miner
+from pytest_codesearch.mining.objects import fast_reads
 from pytest_codesearch.mining.output import GoldsetWriter
 from pytest_codesearch.mining.progress import INTERVAL_S, Reporter
+from pytest_codesearch.mining.shares import LEASE, Plan, Share, new_plan, publish_plan
 from pytest_codesearch.mining.walk import MiningError, bounded_cache, open_repository
-
-CHUNK = 256
-"""Consecutive commits one worker examines before the next worker's turn."""
 
 
 @dataclass(frozen=True)
@@ -44,7 +43,8 @@ class _Job:
     index: int
     workers: int
     scratch: Path
-    chunk: int
+    lease: int
+    lead: int | None
 
 
 def mine_in_processes(
@@ -55,22 +55,25 @@ def mine_in_processes(
     workers: int,
     writer: GoldsetWriter,
     reporter: Reporter,
-    chunk: int = CHUNK,
+    chunk: int = LEASE,
+    lead: int | None = None,
 ) -> Counts:
     """Mine with ``workers`` processes, adding the cases to ``writer`` in walk order; return the counts.
 
-    Worker ``k`` examines the blocks of ``chunk`` consecutive commits whose number is ``k`` modulo ``workers``.
+    Each worker examines one contiguous range of the walk; ``chunk`` is the lease worker 0 renews until the
+    ranges are planned, and ``lead`` (tests) makes worker 0 wait for the plan at that position.
     """
     context = _context()
     scratch = Path(tempfile.mkdtemp(dir=writer.output.parent, prefix=f".{writer.output.name}.workers-"))
     jobs = [
-        _Job(repo_path, head, config, case_repo, index, workers, scratch / f"{index}.tsv", chunk)
+        _Job(repo_path, head, config, case_repo, index, workers, scratch / f"{index}.tsv", chunk, lead)
         for index in range(workers)
     ]
+    plan = new_plan(context, workers)
     progress: Any = context.Queue()
     results: Any = context.Queue()
     processes = [
-        context.Process(target=_work, args=(job, progress, results), daemon=True)  # type: ignore[attr-defined]
+        context.Process(target=_work, args=(job, plan, progress, results), daemon=True)  # type: ignore[attr-defined]
         for job in jobs
     ]
     try:
@@ -146,11 +149,11 @@ def _read(path: Path) -> Iterator[tuple[int, int, str]]:
             yield int(position), int(key), line
 
 
-def _work(job: _Job, progress: Any, results: Any) -> None:
-    """Examine this worker's blocks of the walk, writing its cases to ``job.scratch``; put its counts."""
+def _work(job: _Job, plan: Plan, progress: Any, results: Any) -> None:
+    """Examine this worker's range of the walk, writing its cases to ``job.scratch``; put its counts."""
     try:
-        with bounded_cache():  # a spawned process starts from libgit2's defaults
-            counts = _examine_share(job, progress)
+        with bounded_cache(), fast_reads():  # a spawned process starts from libgit2's defaults
+            counts = _examine_share(job, plan, progress)
     except MiningError as exc:
         results.put((job.index, None, str(exc)))
     except BaseException:  # a bug: show it, the parent ends the run
@@ -159,16 +162,23 @@ def _work(job: _Job, progress: Any, results: Any) -> None:
         results.put((job.index, counts, None))
 
 
-def _examine_share(job: _Job, progress: Any) -> Counts:
+def _examine_share(job: _Job, plan: Plan, progress: Any) -> Counts:
     repo = open_repository(job.repo_path)
     miner = Miner(repo, job.config, None, job.case_repo)
     head = repo[pygit2.Oid(hex=job.head)].peel(pygit2.Commit)
+    outside = 0
+    if job.index == 1:  # count what there is to examine while worker 0 starts, then plan the ranges
+        publish_plan(plan, sum(1 for _ in miner.commits(head)), job.workers)
+        outside = miner.counts.outside_window  # this walk went to the end, as one process's would
+    share = Share(plan, job.index, job.lease, job.lead)
     seen: set[int] = set()
     next_report = time.perf_counter() + INTERVAL_S / 2
     with job.scratch.open("w", encoding="utf-8", newline="\n") as out:
         for position, commit in miner.commits(head):
-            if (position // job.chunk) % job.workers != job.index:
+            if position < share.start:
                 continue
+            if not share.covers(position):
+                break
             outcome = miner.examine(commit)
             if not isinstance(outcome, str):
                 if outcome.key in seen:
@@ -179,6 +189,5 @@ def _examine_share(job: _Job, progress: Any) -> Counts:
             if miner.counts.walked % 64 == 0 and time.perf_counter() >= next_report:
                 next_report = time.perf_counter() + INTERVAL_S / 2
                 progress.put((job.index, miner.counts.walked, miner.counts.kept))
-    if job.index != 0:  # every worker walked the same window; count the commits outside it once
-        miner.counts.outside_window = 0
+    miner.counts.outside_window = outside  # counted once, by the walk that went to the end
     return miner.counts

@@ -1,9 +1,7 @@
-"""Commits and their changes, read with pygit2: opening the repository, walking history, diffing trees.
+"""Commits and their changes, read with pygit2: opening the repository, walking history, finding renames.
 
-The tree diff is our own: consecutive commits share almost every tree, so comparing two trees' raw entries
-as sets and descending only into subtrees whose ids differ reads a handful of small objects per commit.
-That is several times cheaper than libgit2's diff, which lists both trees in full (issue 4, performance).
-Rename detection (``find_renames``) is paid only by commits that both add and delete files.
+The tree diff itself is our own (``treediff.py``). Rename detection (``find_renames``) is libgit2's, paid
+only by commits that both add and delete files.
 """
 
 from __future__ import annotations
@@ -13,35 +11,21 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import NamedTuple
 
 import pygit2
 
-TYPE_MASK = 0o170000
-TREE = 0o040000
-REGULAR = 0o100000
-SYMLINK = 0o120000
-GITLINK = 0o160000
+from pytest_codesearch.mining.treediff import REGULAR, TYPE_MASK
+from pytest_codesearch.mining.treediff import TREE as TREE  # the tree diff lived here: keep its names importable
+from pytest_codesearch.mining.treediff import Change as Change
+from pytest_codesearch.mining.treediff import TreeDiffer as TreeDiffer
 
-_ENTRY = re.compile(rb"\d+ [^\0]*\0.{20}", re.S)
 _UNSAFE_PATH = re.compile(rb"(?:\A|/)(?:\.{1,2}|\.git[. ]*)?(?:/|\Z)|[\0\\]|\A[A-Za-z]:", re.I)
-_TREE_CACHE_SIZE = 512
 _SORT = pygit2.enums.SortMode.TIME
 CACHE_BYTES = 16 * 1024 * 1024
 
 
 class MiningError(Exception):
     """A repository, revision or output that cannot be mined; str() is the user-facing message."""
-
-
-class Change(NamedTuple):
-    """One path a commit changed: its mode and raw object id on each side (0 and None where absent)."""
-
-    path: bytes
-    old_mode: int
-    old_id: bytes | None
-    new_mode: int
-    new_id: bytes | None
 
 
 @contextmanager
@@ -149,86 +133,6 @@ def walk(
         yield commit, (low is None or time >= low) and (high is None or time <= high)
 
 
-class TreeDiffer:
-    """Diffs trees by their raw entries, keeping the entry sets of recently read trees.
-
-    Walking newest first, a commit's parent tree is the next commit's tree, so a small cache reads most
-    trees once. Memory stays bounded by the cache size, whatever the length of the history.
-    """
-
-    def __init__(self, repo: pygit2.Repository) -> None:
-        self._odb = repo.odb
-        self._cache: dict[bytes, frozenset[bytes]] = {}
-
-    def diff(self, old_tree: bytes | None, new_tree: bytes) -> list[Change]:
-        """Return the paths that differ between two trees (raw ids; ``None`` is the empty tree), sorted.
-
-        Raises ``KeyError`` when an object is missing from the repository.
-        """
-        changes: list[Change] = []
-        if old_tree is None:
-            self._expand(new_tree, b"", changes, new_side=True)
-        else:
-            self._diff(old_tree, new_tree, b"", changes)
-        changes.sort()
-        return changes
-
-    def _entries(self, tree: bytes) -> frozenset[bytes]:
-        entries = self._cache.get(tree)
-        if entries is None:
-            kind, data = self._odb.read(pygit2.Oid(raw=tree))
-            if kind != pygit2.enums.ObjectType.TREE:
-                raise KeyError(f"object {tree.hex()} is not a tree")
-            entries = frozenset(_ENTRY.findall(data))
-            if len(self._cache) >= _TREE_CACHE_SIZE:
-                del self._cache[next(iter(self._cache))]
-            self._cache[tree] = entries
-        return entries
-
-    def _diff(self, old_tree: bytes, new_tree: bytes, prefix: bytes, changes: list[Change]) -> None:
-        old, new = self._entries(old_tree), self._entries(new_tree)
-        gone: dict[bytes, tuple[int, bytes]] = {}
-        for entry in old - new:
-            name, mode, oid = _split(entry)
-            gone[name] = (mode, oid)
-        for entry in new - old:
-            name, mode, oid = _split(entry)
-            before = gone.pop(name, None)
-            if before is None:
-                self._added_or_removed(prefix + name, mode, oid, changes, new_side=True)
-            elif before[0] == TREE and mode == TREE:
-                self._diff(before[1], oid, prefix + name + b"/", changes)
-            elif before[0] == TREE or mode == TREE:  # a directory became a file or the reverse
-                self._added_or_removed(prefix + name, before[0], before[1], changes, new_side=False)
-                self._added_or_removed(prefix + name, mode, oid, changes, new_side=True)
-            else:
-                changes.append(Change(prefix + name, before[0], before[1], mode, oid))
-        for name, (mode, oid) in gone.items():
-            self._added_or_removed(prefix + name, mode, oid, changes, new_side=False)
-
-    def _added_or_removed(self, path: bytes, mode: int, oid: bytes, changes: list[Change], new_side: bool) -> None:
-        if mode == TREE:
-            self._expand(oid, path + b"/", changes, new_side)
-        elif new_side:
-            changes.append(Change(path, 0, None, mode, oid))
-        else:
-            changes.append(Change(path, mode, oid, 0, None))
-
-    def _expand(self, tree: bytes, prefix: bytes, changes: list[Change], new_side: bool) -> None:
-        for entry in self._entries(tree):
-            name, mode, oid = _split(entry)
-            self._added_or_removed(prefix + name, mode, oid, changes, new_side)
-
-
-def _split(entry: bytes) -> tuple[bytes, int, bytes]:
-    """Return (name, mode, raw object id) of one raw tree entry ``b"<octal mode> <name>\\0<20 bytes>"``."""
-    space = entry.index(b" ")
-    mode = int(entry[:space], 8)
-    if mode & TYPE_MASK == TREE:
-        mode = TREE
-    return entry[space + 1 : -21], mode, entry[-20:]
-
-
 def decode_path(raw: bytes) -> str | None:
     """Return ``raw`` as a path, or None when it is not UTF-8 or not a plain relative path a snapshot can hold.
 
@@ -302,24 +206,3 @@ def _narrowed(
 def is_regular(mode: int) -> bool:
     """Return whether ``mode`` is a regular (possibly executable) file."""
     return mode & TYPE_MASK == REGULAR
-
-
-class BlobReader:
-    """Reads blobs, keeping the last few: a commit's old file is often the next commit's new one."""
-
-    def __init__(self, repo: pygit2.Repository, keep: int = 8, largest: int = 1 << 20) -> None:
-        self._read = repo.odb.read
-        self._keep = keep
-        self._largest = largest
-        self._cache: dict[bytes, bytes] = {}
-
-    def read(self, oid: bytes) -> bytes:
-        """Return the content of the blob ``oid`` (raw id); raises ``KeyError`` when it is missing."""
-        data = self._cache.get(oid)
-        if data is None:
-            data = bytes(self._read(pygit2.Oid(raw=oid))[1])
-            if len(data) <= self._largest:
-                if len(self._cache) >= self._keep:
-                    del self._cache[next(iter(self._cache))]
-                self._cache[oid] = data
-        return data

@@ -1,0 +1,88 @@
+"""How two or more mining processes split the walk: contiguous ranges, planned once the walk is counted."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+from pathlib import Path
+
+import pygit2
+import pytest
+from gitrepo import commit, init_repo
+
+from pytest_codesearch.goldset.io import load_goldset
+from pytest_codesearch.mining.config import FilterConfig
+from pytest_codesearch.mining.generate import generate_goldset
+from pytest_codesearch.mining.shares import Share, new_plan, publish_plan, split_points
+
+
+@pytest.mark.parametrize(
+    ("claimed", "total", "workers", "walk_cost", "points"),
+    [
+        (0, 1000, 2, 0.0, [0, 500, 1000]),
+        (0, 1000, 3, 0.0, [0, 333, 667, 1000]),
+        (100, 1100, 2, 0.0, [0, 600, 1100]),
+        (100, 10100, 2, 0.04, [0, 5302, 10100]),  # process 1 walks the history again: 404 commits' worth
+        (0, 1000, 4, 0.04, [0, 280, 520, 760, 1000]),
+        (50, 10, 3, 0.04, [0, 10, 10, 10]),  # process 0 claimed everything before the plan
+        (0, 10, 2, 0.9, [0, 10, 10]),  # walking again costs more than sharing saves
+        (0, 0, 2, 0.04, [0, 0, 0]),
+        (0, 7, 1, 0.04, [0, 7]),
+    ],
+)
+def test_split_points_give_equal_finishing_times(
+    claimed: int, total: int, workers: int, walk_cost: float, points: list[int]
+) -> None:
+    assert split_points(claimed, total, workers, walk_cost) == points
+
+
+def test_process_zero_renews_its_lease_until_the_plan_fixes_its_end() -> None:
+    plan = new_plan(multiprocessing.get_context("spawn"), 2)
+    first = Share(plan, 0, lease=4)
+    assert [first.covers(position) for position in range(6)] == [True] * 6
+    assert plan.claimed.value == 8  # leases [0, 4) and [4, 8)
+    publish_plan(plan, 30, 2)
+    assert list(plan.bounds) == [0, split_points(8, 30, 2)[1], 30]
+    end = plan.bounds[1]
+    assert first.covers(end - 1) and not first.covers(end) and not first.covers(end + 1)
+    second = Share(plan, 1)
+    assert (second.start, second.covers(29), second.covers(30)) == (end, True, False)
+
+
+def _history(path: Path, commits: int) -> None:
+    """Write a root, ``commits`` one-file changes, then a repeat of the oldest change (a duplicate)."""
+    repo = init_repo(path)
+    commit(repo, {f"src/m{n}.py": "VALUE = None\n" for n in range(5)}, "Start")
+    for n in range(commits):
+        commit(repo, {f"src/m{n % 5}.py": f"VALUE = {n}\n"}, f"Set the value of module {n % 5} to {n}")
+    commit(repo, {"src/m0.py": "VALUE = 'zero'\n"}, "Set the value of module 0 to 0")
+
+
+def test_a_forced_split_gives_each_process_a_range_and_the_same_gold_set(tmp_path: Path) -> None:
+    from pytest_codesearch.mining import parallel
+    from pytest_codesearch.mining.output import GoldsetWriter
+    from pytest_codesearch.mining.progress import Reporter
+
+    _history(tmp_path / "p", 30)
+    one = generate_goldset(tmp_path / "p", tmp_path / "one.jsonl", FilterConfig(), workers=1)
+    head = str(pygit2.Repository(str(tmp_path / "p")).head.target)
+    with GoldsetWriter(tmp_path / "two.jsonl") as writer:  # process 0 stops at 4 and waits for the plan
+        counts = parallel.mine_in_processes(tmp_path / "p", head, FilterConfig(), "p", 2, writer, Reporter(None), 2, 4)
+        writer.publish(load_goldset(one.output).metadata)
+    assert split_points(4, 32, 2) == [0, 19, 32]  # process 1 examined the 13 oldest commits, the duplicate too
+    cases = [(tmp_path / name).read_text().splitlines()[1:] for name in ("one.jsonl", "two.jsonl")]
+    assert cases[0] == cases[1] and len(cases[0]) == 30
+    queries = [json.loads(case)["query"] for case in cases[0]]
+    assert (queries[0], queries[-1]) == ("Set the value of module 0 to 0", "Set the value of module 1 to 1")
+    assert (counts.walked, counts.kept, dict(counts.dropped)) == (
+        32, 30, {"duplicate (same query and files)": 1, "root commit": 1}
+    )  # fmt: skip
+
+
+def test_three_processes_write_what_one_writes(tmp_path: Path) -> None:
+    _history(tmp_path / "p", 12)
+    one = generate_goldset(tmp_path / "p", tmp_path / "one.jsonl", FilterConfig(), workers=1)
+    three = generate_goldset(tmp_path / "p", tmp_path / "three.jsonl", FilterConfig(), workers=3)
+    cases = [(tmp_path / name).read_text().splitlines()[1:] for name in ("one.jsonl", "three.jsonl")]
+    assert cases[0] == cases[1] and len(cases[0]) == 12  # 12 changes, the oldest repeated by the newest
+    assert (three.walked, three.kept, three.dropped, three.workers) == (one.walked, one.kept, one.dropped, 3)

@@ -1,0 +1,122 @@
+"""The tree diff's shortcut (one entry's id changed) gives exactly what comparing the entry sets gives."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pygit2
+import pytest
+from gitrepo import commit, init_repo, raw_tree
+
+from pytest_codesearch.mining.treediff import TREE, Change, TreeDiffer
+
+BLOB = 0o100644
+
+
+class _Spy(TreeDiffer):
+    """Counts how often the shortcut decided a level."""
+
+    def __init__(self, repo: pygit2.Repository) -> None:
+        super().__init__(repo)
+        self.shortcuts = 0
+
+    def _one_id_changed(self, *args: object) -> bool:
+        done = super()._one_id_changed(*args)  # type: ignore[arg-type]
+        self.shortcuts += done
+        return done
+
+
+class _SetsOnly(TreeDiffer):
+    """The diff without the shortcut: every level compares entry sets (the reference)."""
+
+    def _one_id_changed(self, *args: object) -> bool:
+        return False
+
+
+def _both(repo: pygit2.Repository, old: pygit2.Oid, new: pygit2.Oid) -> tuple[list[Change], int]:
+    spy = _Spy(repo)
+    found = spy.diff(old.raw, new.raw)
+    assert found == _SetsOnly(repo).diff(old.raw, new.raw)
+    return found, spy.shortcuts
+
+
+def _tree_of(repo: pygit2.Repository, commit_id: str) -> pygit2.Oid:
+    return repo[pygit2.Oid(hex=commit_id)].peel(pygit2.Commit).tree_id
+
+
+def test_one_changed_file_is_found_level_by_level_without_splitting_trees(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "r")
+    files = {f"src/pkg/m{n}.py": f"M = {n}\n" for n in range(20)}
+    first = commit(repo, {**files, "README.md": "hi\n", "src/top.py": "T = 1\n"})
+    second = commit(repo, {"src/pkg/m7.py": "M = 'seven'\n"})
+    found, shortcuts = _both(repo, _tree_of(repo, first), _tree_of(repo, second))
+    assert [(change.path, change.old_mode, change.new_mode) for change in found] == [(b"src/pkg/m7.py", BLOB, BLOB)]
+    assert shortcuts == 3  # the root, src and src/pkg each differ in one id
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "shortcuts"),
+    [
+        ([(BLOB, b"a", 1), (BLOB, b"b", 2)], [(BLOB, b"a", 3), (BLOB, b"b", 4)], 0),  # two ids in one tree
+        ([(BLOB, b"a", 1), (BLOB, b"b", 2)], [(0o100755, b"a", 1), (BLOB, b"b", 2)], 0),  # a mode
+        ([(BLOB, b"a", 1), (BLOB, b"a", 2)], [(BLOB, b"a", 1), (BLOB, b"a", 1)], 0),  # a crafted duplicate name
+        ([(BLOB, b"x a", 1), (BLOB, b"a", 2)], [(BLOB, b"x a", 1), (BLOB, b"a", 3)], 0),  # " a\0" twice
+        ([(BLOB, b"a", 1), (BLOB, b"b", 2)], [(BLOB, b"a", 1), (BLOB, b"b", 5)], 1),
+        ([(BLOB, b"a", 1)], [(BLOB, b"a", 1), (BLOB, b"b", 2)], 0),  # another length
+    ],
+)
+def test_trees_the_shortcut_cannot_decide_are_compared_as_sets(
+    tmp_path: Path, old: list[tuple[int, bytes, int]], new: list[tuple[int, bytes, int]], shortcuts: int
+) -> None:
+    repo = init_repo(tmp_path / "r")
+    blobs = {n: repo.create_blob(f"content {n}\n".encode()) for n in range(1, 6)}
+    trees = [raw_tree(repo, [(mode, name, blobs[n]) for mode, name, n in side]) for side in (old, new)]
+    assert _both(repo, trees[0], trees[1])[1] == shortcuts
+
+
+def test_a_tree_with_bytes_after_its_entries_is_compared_as_sets(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "r")
+    one, two = repo.create_blob(b"1"), repo.create_blob(b"2")
+    good, kind = b"100644 a\0" + one.raw, pygit2.enums.ObjectType.TREE
+    trees = [repo.odb.write(kind, good + b"junk" + blob.raw) for blob in (one, two)]
+    found, shortcuts = _both(repo, trees[0], trees[1])
+    assert (found, shortcuts) == ([], 0)  # the junk is no entry: nothing changed, as the sets say
+
+
+def test_random_tree_pairs_give_the_same_changes_both_ways(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "r")
+    rng = random.Random(4)
+    blobs = [repo.create_blob(f"blob {n}\n".encode()) for n in range(6)]
+    names = [b"a", b"b", b"c d", b"d", b"e.py", b"x a"]
+
+    def tree(depth: int) -> list[tuple[int, bytes, pygit2.Oid]]:
+        entries = []
+        for name in rng.sample(names, rng.randint(1, len(names))):
+            if depth and rng.random() < 0.3:
+                entries.append((TREE, name, raw_tree(repo, tree(depth - 1))))
+            else:
+                entries.append((rng.choice((BLOB, BLOB, 0o100755)), name, rng.choice(blobs)))
+        return sorted(entries, key=lambda entry: entry[1] + (b"/" if entry[0] == TREE else b""))
+
+    def mutate(entries: list[tuple[int, bytes, pygit2.Oid]], depth: int) -> list[tuple[int, bytes, pygit2.Oid]]:
+        changed = list(entries)
+        index = rng.randrange(len(changed))
+        mode, name, oid = changed[index]
+        if mode == TREE and depth:
+            sub = [(int(e.filemode), e.raw_name, e.id) for e in repo[oid].peel(pygit2.Tree)]
+            changed[index] = (mode, name, raw_tree(repo, mutate(sub, depth - 1)))
+        elif rng.random() < 0.8:
+            changed[index] = (mode, name, rng.choice(blobs))
+        else:
+            changed = tree(depth)
+        if rng.random() < 0.1:  # a crafted duplicate entry
+            changed.insert(0, changed[0])
+        return changed
+
+    shortcuts = 0
+    for _ in range(300):
+        old = tree(2)
+        new = mutate(old, 2)
+        shortcuts += _both(repo, raw_tree(repo, old), raw_tree(repo, new))[1]
+    assert shortcuts > 100  # the shortcut was taken often, and agreed every time
