@@ -18,6 +18,7 @@ from pytest_codesearch.mining.treediff import REGULAR, TYPE_MASK
 from pytest_codesearch.mining.treediff import TREE as TREE  # the tree diff lived here: keep its names importable
 from pytest_codesearch.mining.treediff import Change as Change
 from pytest_codesearch.mining.treediff import TreeDiffer as TreeDiffer
+from pytest_codesearch.repo.revs import peel_commit
 
 _UNSAFE_PATH = re.compile(rb"(?:\A|/)(?:\.{1,2}|\.git[. ]*)?(?:/|\Z)|[\0\\]|\A[A-Za-z]:", re.I)
 _SORT = pygit2.enums.SortMode.TIME
@@ -77,19 +78,10 @@ def _enclosing(path: Path) -> str:
 
 def resolve_commit(repo: pygit2.Repository, rev: str) -> pygit2.Commit:
     """Return the commit ``rev`` names (``HEAD``, a branch, tag, hash or ``main~3``), else raise ``MiningError``."""
-    where = repository_path(repo)
-    try:
-        found = repo.revparse_single(rev)
-    except KeyError:
-        problem = "no commit, branch or tag has that name"
-    except (ValueError, pygit2.GitError) as exc:  # bad syntax, an ambiguous short hash
-        problem = str(exc)
-    else:
-        try:
-            return found.peel(pygit2.Commit)
-        except (ValueError, pygit2.GitError):
-            problem = f"it names a {found.type_str}, not a commit"
-    raise MiningError(f"{where}: unknown revision {rev!r}: {problem} (check --codesearch-rev)")
+    found = peel_commit(repo, rev)
+    if isinstance(found, str):
+        raise MiningError(f"{repository_path(repo)}: unknown revision {rev!r}: {found} (check --codesearch-rev)")
+    return found
 
 
 def repository_path(repo: pygit2.Repository) -> Path:

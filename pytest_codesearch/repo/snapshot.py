@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pygit2
 
+from pytest_codesearch.repo.revs import peel_commit
+
 from pytest_codesearch.repo.materialize import (
     MaterializeError,
     SubtreeMemo,
@@ -191,17 +193,10 @@ def _raise_if_refused(path: Path, exc: pygit2.GitError) -> None:
 
 def _resolve_commit(repository: pygit2.Repository, path: Path, rev: str) -> pygit2.Commit:
     """Return the commit ``rev`` names (hash, short hash, branch, tag, ``HEAD~2``...)."""
-    try:
-        found = repository.revparse_single(rev)
-    except KeyError:
-        problem = "no commit, branch or tag has that name"
-    except (ValueError, pygit2.GitError) as exc:  # bad syntax or an ambiguous short hash
-        problem = str(exc)
-    else:
-        try:
-            return found.peel(pygit2.Commit)
-        except (ValueError, pygit2.GitError):
-            problem = f"it names a {found.type_str}, not a commit"
+    found = peel_commit(repository, rev)
+    if not isinstance(found, str):
+        return found
+    problem = found
     if repository.is_shallow:
         advice = f"this is a shallow clone, so the commit may not be fetched yet: run git -C {path} fetch --unshallow"
     else:
