@@ -109,13 +109,9 @@ def _mine(miner: Miner, head: pygit2.Commit, writer: GoldsetWriter, reporter: Re
     """Examine the walk in this process, writing each new case; return the counts."""
     seen: set[int] = set()
     for _, commit in miner.commits(head):
-        outcome = miner.examine(commit)
-        if not isinstance(outcome, str):
-            if outcome.key in seen:
-                miner.drop_duplicate()
-            else:
-                seen.add(outcome.key)
-                writer.add(outcome.line)
+        case = miner.examine_new(commit, seen)
+        if case is not None:
+            writer.add(case.line)
         reporter.tick(miner.counts.walked, miner.counts.kept)
     return miner.counts
 

@@ -164,6 +164,18 @@ class Miner:
             self.counts.kept += 1
         return outcome
 
+    def examine_new(self, commit: pygit2.Commit, seen: set[int]) -> Candidate | None:
+        """Return the case ``commit`` makes unless it makes none or repeats one in ``seen`` (then counted
+        as a duplicate, e.g. a cherry-pick); a new case's key is added to ``seen``."""
+        outcome = self.examine(commit)
+        if isinstance(outcome, str):
+            return None
+        if outcome.key in seen:
+            self.drop_duplicate()
+            return None
+        seen.add(outcome.key)
+        return outcome
+
     def drop_duplicate(self) -> None:
         """Move one kept candidate to the duplicates, once the caller found its key already written."""
         self.counts.kept -= 1

@@ -179,13 +179,9 @@ def _examine_share(job: _Job, plan: Plan, progress: Any) -> Counts:
                 continue
             if not share.covers(position):
                 break
-            outcome = miner.examine(commit)
-            if not isinstance(outcome, str):
-                if outcome.key in seen:
-                    miner.drop_duplicate()
-                else:
-                    seen.add(outcome.key)
-                    out.write(f"{position}\t{outcome.key}\t{outcome.line}\n")
+            case = miner.examine_new(commit, seen)
+            if case is not None:
+                out.write(f"{position}\t{case.key}\t{case.line}\n")
             if miner.counts.walked % 64 == 0 and time.perf_counter() >= next_report:
                 next_report = time.perf_counter() + INTERVAL_S / 2
                 progress.put((job.index, miner.counts.walked, miner.counts.kept))
