@@ -339,3 +339,40 @@ def test_unwritable_report_directory_is_reported_not_an_internal_error(
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["codesearch: cannot write the report to *blocked*"])
     assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+
+
+def test_timeout_fails_the_slow_case_and_the_run_goes_on(
+    pytester: pytest.Pytester, project: Path, make_conftest: Callable[[str], None]
+) -> None:
+    make_conftest(
+        """
+        import time
+        import pytest_codesearch as pcs
+
+        @pcs.agent(name="sleepy")
+        def sleepy():
+            def search(query):
+                if query == "login view":
+                    time.sleep(30)
+                return ["src/app.py"]
+            return search
+        """
+    )
+    result = pytester.runpytest("--codesearch-agent=sleepy", "--codesearch-timeout=0.5", "--codesearch-runs=1")
+    result.assert_outcomes(passed=2, failed=1)
+    cases = {c["id"]: c for c in read_results(pytester.path)["cases"]}
+    assert cases["login"]["status"] == "error"
+    assert "Timeout" in cases["login"]["error"]
+    assert cases["app"]["metrics"]["f1"] == 1.0
+
+
+def test_randomize_false_keeps_the_goldset_order(pytester: pytest.Pytester) -> None:
+    cases = [{"id": f"c{i}", "query": "login", "ground_truth_files": ["src/app.py"]} for i in range(8)]
+    write_project(pytester.path, cases)
+    (pytester.path / "bench.yaml").write_text("evaluation:\n  randomize: false\n")
+    result = pytester.runpytest(
+        "--codesearch-agent=oracle", "--codesearch-config=bench.yaml", "--collect-only", "-q"
+    )
+    assert [line for line in result.stdout.lines if "::" in line] == [
+        f"cases.jsonl::c{i}[oracle]" for i in range(8)
+    ]
