@@ -1,22 +1,21 @@
-"""Run one case against one agent: snapshot, index, timed runs, normalisation, scoring."""
+"""Run one case against one agent's runner: snapshot, index, timed runs, normalisation, scoring."""
 
 from __future__ import annotations
 
 import statistics
-import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pytest_codesearch.agents.adapter import AgentHandle, coerce_result
 from pytest_codesearch.agents.contract import ContractError, RetrievalResult
 from pytest_codesearch.agents.normalize import normalize_paths
-from pytest_codesearch.agents.pool import AgentPool
 from pytest_codesearch.agents.registry import AgentChoice
 from pytest_codesearch.agents.sanity import CaseInfo
 from pytest_codesearch.goldset.model import TestCase
 from pytest_codesearch.repo.snapshot import Snapshot, SnapshotError, SnapshotStore, suggest_path
 from pytest_codesearch.report.model import CaseResult
+from pytest_codesearch.runner.base import AgentCrashed, AgentError, AgentRunner, AgentTimeout
+from pytest_codesearch.runner.inprocess import run_agent_code
 from pytest_codesearch.scoring import (
     SourceFiles,
     applicable_metrics,
@@ -30,6 +29,13 @@ from pytest_codesearch.scoring import (
     truth_lines,
     truth_symbols,
 )
+from pytest_codesearch.status import Status
+
+if TYPE_CHECKING:
+    from pytest_codesearch.agents.pool import AgentPool
+
+MAX_EXTRA_ENTRIES = 1_000
+"""Spans and symbols kept per answer in the case record (the rest are still scored)."""
 
 
 @dataclass(frozen=True)
@@ -58,14 +64,23 @@ class EvalSettings:
     k: int | None
     seed: int
     f_beta: float | None = None
+    timeout: float | None = None
+    """Seconds one ``retrieve`` call may take (None: no limit)."""
+    index_timeout: float | None = None
+    """Seconds one ``initialize`` call may take (None: no limit)."""
 
 
 class CaseError(Exception):
     """A case that cannot be run through no fault of the agent code (gold set, snapshot, contract)."""
 
 
-class AgentError(Exception):
-    """The agent's own code raised; ``__cause__`` holds its exception and traceback."""
+Failure = CaseError | AgentError | AgentTimeout | AgentCrashed
+_STATUS_OF: dict[type[Exception], Status] = {
+    CaseError: Status.ERROR,
+    AgentError: Status.ERROR,
+    AgentTimeout: Status.TIMEOUT,
+    AgentCrashed: Status.CRASHED,
+}
 
 
 @dataclass
@@ -73,14 +88,7 @@ class Outcome:
     """The record of one (case, agent) and, when it failed, why."""
 
     result: CaseResult
-    failure: CaseError | AgentError | None = None
-
-
-def call_agent(handle: AgentHandle, query: str) -> tuple[Any, int]:
-    """Return the agent's raw answer and the nanoseconds the call took (the call alone is timed)."""
-    start = time.perf_counter_ns()
-    answer = handle.retrieve(query)
-    return answer, time.perf_counter_ns() - start
+    failure: Failure | None = None
 
 
 def evaluate_case(
@@ -98,24 +106,24 @@ def evaluate_case(
     try:
         snapshot = _snapshot_for(spec, snapshots)
         record["snapshot"] = snapshot.tree_id or str(snapshot.root)
-        handle = _agent_call("creating the agent", lambda: pool.get(choice))
-        _ensure_directory(handle, snapshot, snapshots)
-        record["index_ms"], record["indexed"] = _ensure_index(pool, choice.name, handle, snapshot)
-        _observe(handle, spec, settings.seed, snapshot)
-        answers, latencies = _timed_runs(handle, spec.case.query, settings.runs)
-        record["latencies_ms"] = latencies
-        record["latency_ms"] = statistics.median(latencies)
-        first = coerce_result(choice.name, answers[0])
-        record["nondeterministic"] = any(
-            coerce_result(choice.name, a).files != first.files for a in answers[1:]
-        )
+        runner = run_agent_code("creating the agent", lambda: pool.runner(choice))
+        if runner.needs_directory:
+            _ensure_directory(snapshot, snapshots)
+        prepared = runner.prepare(snapshot, settings.index_timeout)
+        record["index_ms"], record["indexed"] = prepared.index_ms, prepared.indexed
+        runner.observe(CaseInfo(spec.case.id, spec.case.relevance_map(), settings.seed, tuple(sorted(snapshot.files))))
+        answers = runner.answer(spec.case.query, settings.runs, settings.timeout)
+        record["latencies_ms"] = answers.latencies_ms
+        record["latency_ms"] = statistics.median(answers.latencies_ms)
+        first = answers.results[0]
+        record["nondeterministic"] = any(a.files != first.files for a in answers.results[1:])
         _score(record, first, spec, snapshot, settings)
-    except (CaseError, AgentError) as failure:
-        return Outcome(_error_record(record, failure, spec.case, settings), failure)
+    except (CaseError, AgentError, AgentTimeout, AgentCrashed) as failure:
+        return Outcome(_failed_record(record, failure, spec.case, settings), failure)
     except ContractError as exc:
         refused = CaseError(str(exc))
-        return Outcome(_error_record(record, refused, spec.case, settings), refused)
-    return Outcome(CaseResult(status="ok", **record))
+        return Outcome(_failed_record(record, refused, spec.case, settings), refused)
+    return Outcome(CaseResult(status=Status.OK, **record))
 
 
 def _base_record(spec: CaseSpec, choice: AgentChoice, nodeid: str, worker: str | None) -> dict[str, Any]:
@@ -143,12 +151,19 @@ def _base_record(spec: CaseSpec, choice: AgentChoice, nodeid: str, worker: str |
     }
 
 
-def _error_record(record: dict[str, Any], failure: Exception, case: TestCase, settings: EvalSettings) -> CaseResult:
-    """Return the record of a case in error: every metric that applies to the case scores 0.0."""
+def failure_message(failure: Exception) -> str:
+    """Return the one-line error a record keeps: the agent's exception for an ``AgentError``."""
     cause = failure.__cause__
-    message = f"{type(cause).__name__}: {cause}" if isinstance(failure, AgentError) and cause else str(failure)
+    if isinstance(failure, AgentError) and cause is not None:
+        return f"{type(cause).__name__}: {cause}"
+    return str(failure)
+
+
+def _failed_record(record: dict[str, Any], failure: Exception, case: TestCase, settings: EvalSettings) -> CaseResult:
+    """Return the record of a failed case: every metric that applies to the case scores 0.0."""
     zeros = dict.fromkeys(applicable_metrics(case, settings.ks, settings.f_beta is not None), 0.0)
-    return CaseResult(status="error", error=message, **{**record, "metrics": zeros})
+    status = _STATUS_OF.get(type(failure), Status.ERROR)
+    return CaseResult(status=status, error=failure_message(failure), **{**record, "metrics": zeros})
 
 
 def _snapshot_for(spec: CaseSpec, snapshots: SnapshotStore) -> Snapshot:
@@ -167,56 +182,12 @@ def _snapshot_for(spec: CaseSpec, snapshots: SnapshotStore) -> Snapshot:
     return snapshot
 
 
-def _agent_call(what: str, function: Any) -> Any:
-    """Run agent code; its exception becomes an AgentError chained to the original."""
+def _ensure_directory(snapshot: Snapshot, snapshots: SnapshotStore) -> None:
+    """Write the snapshot's files to disk for an agent that reads a directory."""
     try:
-        return function()
-    except KeyboardInterrupt:
-        raise
-    except ContractError:
-        raise
-    except BaseException as exc:  # agent code may raise SystemExit or pytest outcomes: record them
-        raise AgentError(f"while {what}") from exc
-
-
-def _ensure_directory(handle: AgentHandle, snapshot: Snapshot, snapshots: SnapshotStore) -> None:
-    """Write the snapshot's files to disk unless the agent says it reads them another way."""
-    if getattr(handle.obj, "needs_directory", True):
-        try:
-            snapshots.directory(snapshot)
-        except SnapshotError as exc:
-            raise CaseError(str(exc)) from None
-
-
-def _ensure_index(pool: AgentPool, name: str, handle: AgentHandle, snapshot: Snapshot) -> tuple[float, bool]:
-    root = str(snapshot.root)
-    current = pool.indexed(name)
-    if current is not None and current[0] == root:
-        return current[1], False
-    pool.forget_index(name)
-    start = time.perf_counter_ns()
-    _agent_call("initializing", lambda: handle.initialize(root))
-    index_ms = (time.perf_counter_ns() - start) / 1e6
-    pool.mark_indexed(name, root, index_ms)
-    return index_ms, True
-
-
-def _observe(handle: AgentHandle, spec: CaseSpec, seed: int, snapshot: Snapshot) -> None:
-    """Hand the built-in sanity agents (never an agent under test) the case they bound."""
-    observe = getattr(handle.obj, "observe_case", None)
-    if callable(observe) and type(handle.obj).__module__.startswith("pytest_codesearch."):
-        observe(CaseInfo(spec.case.id, spec.case.relevance_map(), seed, tuple(sorted(snapshot.files))))
-
-
-def _timed_runs(handle: AgentHandle, query: str, runs: int) -> tuple[list[Any], list[float]]:
-    answers: list[Any] = []
-    latencies: list[float] = []
-    for _ in range(runs):
-        _agent_call("resetting", handle.reset)
-        answer, elapsed_ns = _agent_call("retrieving", lambda: call_agent(handle, query))
-        answers.append(answer)
-        latencies.append(elapsed_ns / 1e6)
-    return answers, latencies
+        snapshots.directory(snapshot)
+    except SnapshotError as exc:
+        raise CaseError(str(exc)) from None
 
 
 def _score(
@@ -225,6 +196,7 @@ def _score(
     normalized = normalize_paths(answer.files, snapshot.root, snapshot.files, snapshot.directories)
     record["retrieved"] = normalized.paths
     record["dropped"] = normalized.dropped
+    record.update(_answer_extras(answer, normalized.sources))
     relevance = spec.case.relevance_map()
     metrics = score_case(
         normalized.paths,
@@ -242,6 +214,17 @@ def _score(
         record["failure_category"] = classify_miss(
             spec.case.query, relevance, normalized.paths, normalized.directories, sources, cutoff
         )
+
+
+def _answer_extras(answer: RetrievalResult, sources: list[int]) -> dict[str, Any]:
+    """Return what the answer carries beside its files, for the record: scores aligned with ``retrieved``."""
+    aligned = [answer.scores[i] for i in sources] if len(answer.scores) == len(answer.files) else []
+    return {
+        "scores": aligned,
+        "spans": [[s.path, s.start_line, s.end_line] for s in answer.spans[:MAX_EXTRA_ENTRIES]],
+        "symbols": answer.symbols[:MAX_EXTRA_ENTRIES],
+        "metadata": answer.metadata,
+    }
 
 
 def _finer_metrics(
@@ -262,4 +245,3 @@ def _finer_metrics(
     if positives:
         metrics.update(score_symbols(answer.symbols, positives, frozenset(case.hard_negatives), ks))
     return metrics
-

@@ -13,13 +13,17 @@ from typing import Any
 import pytest
 
 import pytest_codesearch
-from pytest_codesearch.evaluate import AgentError, CaseError, CaseSpec, EvalSettings, evaluate_case
+from pytest_codesearch.evaluate import CaseError, CaseSpec, EvalSettings, evaluate_case
 from pytest_codesearch.goldset.io import format_error, load_goldset
 from pytest_codesearch.goldset.model import GoldSetMetadata
+from pytest_codesearch.keys import POOL_FIXTURE
 from pytest_codesearch.repo.snapshot import find_repository
 from pytest_codesearch.report.model import CaseResult, InvalidEntry
-from pytest_codesearch.plugin import POOL_FIXTURE
+from pytest_codesearch.runner.base import AgentCrashed, AgentError, AgentTimeout
 from pytest_codesearch.state import STATE, RunState
+
+CASE_RESULT = pytest.StashKey[CaseResult]()
+"""The record of a CaseItem's call phase (absent until it ran)."""
 
 _HIDDEN_DIRS = (os.path.dirname(pytest_codesearch.__file__), os.path.dirname(asyncio.__file__))
 
@@ -102,7 +106,6 @@ class CaseItem(pytest.Function):
         _restructure_node_id(self)
         self.spec = spec
         self.choice = choice
-        self.case_result: CaseResult | None = None
         case = spec.case
         self.extra_keyword_matches.update(
             k for k in (choice.name, choice.spec.name, case.complexity, case.category, *case.tags) if k
@@ -110,10 +113,6 @@ class CaseItem(pytest.Function):
         self.add_marker("codesearch")
         # --dist loadgroup then runs all cases of one snapshot on one worker: it is listed and indexed once.
         self.add_marker(pytest.mark.xdist_group(name=snapshot_group(spec)))
-        timeout = self.config.stash[STATE].settings.timeout
-        if timeout is not None:
-            # signal method: the thread method would os._exit the whole run (PITFALLS 15)
-            self.add_marker(pytest.mark.timeout(timeout, method="signal"))
 
     # pytest-xdist 3.8's --dist loadgroup appends "@<group>" to a node id by assigning item._nodeid, which
     # pytest 9.2 no longer reads (node ids became structured values), so groups were silently ignored:
@@ -141,7 +140,7 @@ class CaseItem(pytest.Function):
             nodeid=self.nodeid,
             worker=state.worker_id,
         )
-        self.case_result = outcome.result
+        self.stash[CASE_RESULT] = outcome.result
         self.user_properties.extend(_properties(outcome.result))
         if outcome.failure is not None:
             raise outcome.failure
@@ -151,6 +150,8 @@ class CaseItem(pytest.Function):
         failure = excinfo.value
         if isinstance(failure, CaseError):
             return f"{self.spec.goldset}:{self.spec.line}: {failure}"
+        if isinstance(failure, (AgentTimeout, AgentCrashed)):
+            return f"agent {self.choice.name!r}, case {self.spec.case.id!r}: {failure}"
         if isinstance(failure, AgentError) and failure.__cause__ is not None:
             cause = pytest.ExceptionInfo.from_exception(failure.__cause__)
             style = self.config.getoption("tbstyle", "auto")
@@ -179,7 +180,9 @@ def snapshot_group(spec: CaseSpec) -> str:
 
 def _eval_settings(state: RunState) -> EvalSettings:
     s = state.settings
-    return EvalSettings(runs=s.runs, ks=s.ks, k=s.k, seed=state.seed, f_beta=s.f_beta)
+    return EvalSettings(
+        runs=s.runs, ks=s.ks, k=s.k, seed=state.seed, f_beta=s.f_beta, timeout=s.timeout, index_timeout=s.index_timeout
+    )
 
 
 def _restructure_node_id(item: pytest.Item) -> None:
@@ -203,7 +206,7 @@ def _agent_frames(excinfo: pytest.ExceptionInfo[BaseException]) -> Any:
 
 def _properties(result: CaseResult) -> list[tuple[str, object]]:
     """Return the scalar figures CI reads from JUnit XML, as JSON-native values."""
-    props: list[tuple[str, object]] = [("codesearch_status", result.status)]
+    props: list[tuple[str, object]] = [("codesearch_status", result.status.value)]
     props += [(name, round(float(value), 6)) for name, value in result.metrics.items()]
     if result.latency_ms is not None:
         props.append(("latency_ms", round(float(result.latency_ms), 3)))

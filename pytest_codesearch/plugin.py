@@ -25,6 +25,7 @@ from pytest_codesearch.settings import (
     build_settings,
     first_given,
 )
+from pytest_codesearch.keys import CASE_ATTRIBUTE, INVALID_ATTRIBUTE, POOL_FIXTURE, SEED_KEY
 from pytest_codesearch.state import STATE, RunState
 
 if TYPE_CHECKING:
@@ -34,10 +35,6 @@ if TYPE_CHECKING:
 
 # The library (pydantic, numpy, pygit2, rank-bm25) is imported inside the hooks, only once an agent
 # is selected: a pytest run that benchmarks nothing does not pay for it.
-SEED_KEY = "codesearch_seed"
-POOL_FIXTURE = "_codesearch_pool"
-CASE_ATTRIBUTE = "codesearch_case"
-INVALID_ATTRIBUTE = "codesearch_invalid"
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -72,7 +69,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--codesearch-bootstrap", default=None, metavar="N",
                     help="bootstrap resamples of the 95%% confidence intervals (default 1000)")
     group.addoption("--codesearch-timeout", default=None, metavar="SECONDS",
-                    help="fail a case whose agent takes longer (pytest-timeout, signal method)")
+                    help="budget of one retrieve() call: a slower answer is status 'timeout', scored 0")
+    group.addoption("--codesearch-index-timeout", default=None, metavar="SECONDS",
+                    help="budget of one initialize() call (default 600)")
     group.addoption("--codesearch-config", default=None, metavar="FILE",
                     help="YAML benchmark config: dataset, evaluation, agents, output (options override it)")
     group.addoption("--codesearch-alpha", default=None, metavar="A",
@@ -137,7 +136,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 _OPTIONS = ("agent", "seed", "runs", "k", "ks", "report_dir", "cache_dir", "f_beta", "bootstrap", "alpha",
-            "timeout", "config")
+            "timeout", "index_timeout", "config")
 _INI = ("agent", "runs", "ks", "report_dir", "cache_dir", "bootstrap", "alpha", "config")
 
 
@@ -159,6 +158,19 @@ def _settings(config: pytest.Config, bench: BenchmarkConfig | None) -> Settings:
 
 def _key(option: str) -> str:
     return "agents" if option == "agent" else option
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Build every selected agent once before any case runs: one that cannot be built is a usage error."""
+    state = session.config.stash.get(STATE, None)
+    if state is None or hasattr(session.config, "workerinput") or session.config.option.collectonly:
+        return
+    from pytest_codesearch.agents.pool import check_agents
+
+    problems = check_agents(state.choices, session.config)
+    if problems:
+        raise pytest.UsageError("\n".join(problems))
 
 
 def _config_path(config: pytest.Config) -> Path:
@@ -273,10 +285,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     report = yield
     if call.when != "call" or STATE not in item.config.stash:
         return report
-    from pytest_codesearch.items import BrokenEntryItem, CaseItem
+    from pytest_codesearch.items import CASE_RESULT, BrokenEntryItem, CaseItem
 
-    if isinstance(item, CaseItem) and item.case_result is not None:
-        setattr(report, CASE_ATTRIBUTE, item.case_result.model_dump_json())
+    if isinstance(item, CaseItem) and CASE_RESULT in item.stash:
+        setattr(report, CASE_ATTRIBUTE, item.stash[CASE_RESULT].model_dump_json())
     elif isinstance(item, BrokenEntryItem):
         setattr(report, INVALID_ATTRIBUTE, item.invalid_entry().model_dump_json())
     return report

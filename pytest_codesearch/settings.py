@@ -12,6 +12,7 @@ DEFAULT_REPORT_DIR = "codesearch-report"
 DEFAULT_CACHE_DIR = ".codesearch"
 DEFAULT_BOOTSTRAP = 1000
 DEFAULT_ALPHA = 0.05
+DEFAULT_INDEX_TIMEOUT = 600.0
 REPORT_FORMATS = ("json", "csv", "markdown")
 
 
@@ -34,6 +35,7 @@ class Settings:
     bootstrap: int = DEFAULT_BOOTSTRAP
     alpha: float = DEFAULT_ALPHA
     timeout: float | None = None
+    index_timeout: float | None = None
     randomize: bool = True
     formats: tuple[str, ...] = ("json", "csv", "markdown")
     config_path: Path | None = None
@@ -133,6 +135,7 @@ def build_settings(raw: Mapping[str, object], base: Path, cache_base: Path) -> S
         bootstrap=parse_positive_int(get("bootstrap", DEFAULT_BOOTSTRAP), "--codesearch-bootstrap", minimum=100),
         alpha=parse_float(get("alpha", DEFAULT_ALPHA), "--codesearch-alpha", 0.0, 1.0),
         timeout=None if get("timeout") is None else parse_float(get("timeout"), "--codesearch-timeout", 0.0),
+        index_timeout=parse_float(get("index_timeout", DEFAULT_INDEX_TIMEOUT), "--codesearch-index-timeout", 0.0),
         randomize=bool(get("randomize", True)),
         formats=_parse_formats(formats),
         config_path=None if get("config") is None else Path(str(get("config"))),

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_codesearch.agents.normalize import NormalizedAnswer, normalize_paths
+from pytest_codesearch.agents.normalize import normalize_paths
 
 ROOT = Path("/snap/3f2c1a9")
 FILES = frozenset({"README.md", "src/app.py", "src/pkg/core.py", "src/My File.py", "a\\b.py", " spaced.py"})
@@ -63,7 +63,8 @@ DIRECTORIES = frozenset({"src", "src/pkg"})
 )
 def test_normalize_paths(raw: list[str], paths: list[str], dropped: list[str]) -> None:
     answer = normalize_paths(raw, ROOT, FILES, DIRECTORIES)
-    assert answer == NormalizedAnswer(paths, frozenset(p for p in paths if p in DIRECTORIES), dropped)
+    expected = (paths, frozenset(p for p in paths if p in DIRECTORIES), dropped)
+    assert (answer.paths, answer.directories, answer.dropped) == expected
 
 
 def test_directories_are_reported_as_such() -> None:
@@ -85,3 +86,10 @@ def test_relative_snapshot_root_is_made_absolute(tmp_path: Path, monkeypatch: py
     monkeypatch.chdir(tmp_path)
     answer = normalize_paths([str(tmp_path / "snap" / "src/app.py")], Path("snap"), FILES, DIRECTORIES)
     assert answer.paths == ["src/app.py"]
+
+
+def test_sources_point_each_kept_path_at_its_first_raw_position(tmp_path: Path) -> None:
+    raw = ["nope.py", "src/a.py", "./src/a.py", "src/b.py"]
+    answer = normalize_paths(raw, tmp_path, frozenset({"src/a.py", "src/b.py"}), frozenset({"src"}))
+    assert answer.paths == ["src/a.py", "src/b.py"]
+    assert answer.sources == [1, 3]

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from pytest_codesearch.report.finish import report_from_journal
+
 from example_project import CASES, read_results, write_project
 
 CALLABLE_CONFTEST = """
@@ -50,10 +52,15 @@ def test_oracle_scores_one_everywhere(pytester: pytest.Pytester, project: Path) 
             elif name.startswith("all_hit@"):
                 expected = float(relevant <= int(name.split("@")[1]))
             assert value == pytest.approx(expected), (case["id"], name)
-    assert data["agents"]["oracle"]["counts"] == {"cases": 3, "ok": 3, "error": 0, "nondeterministic": 0}
-    assert {p.name for p in (pytester.path / "codesearch-report").iterdir()} == {
-        "results.json", "results.csv", "summary.md"
+    assert data["agents"]["oracle"]["counts"] == {
+        "cases": 3, "ok": 3, "error": 0, "timeout": 0, "crashed": 0, "not_run": 0, "nondeterministic": 0
     }
+    assert {p.name for p in (pytester.path / "codesearch-report").iterdir()} == {
+        "results.json", "results.csv", "summary.md", "journal.jsonl"
+    }
+    # the journal alone rebuilds the very report the run wrote, without a pytest session
+    rebuilt = report_from_journal(pytester.path / "codesearch-report" / "journal.jsonl")
+    assert rebuilt.model_dump(mode="json") == data
 
 
 def test_node_ids_and_keywords(pytester: pytest.Pytester, project: Path) -> None:
@@ -201,9 +208,33 @@ def test_contract_violation_names_agent_and_method(
             return Half()
         """
     )
-    result = pytester.runpytest("--codesearch-agent=half", "-k", "login")
-    result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*agent 'half' returned Half, which lacks reset*"])
+    result = pytester.runpytest("--codesearch-agent=half,oracle")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: agent 'half' cannot be used: agent 'half' returned Half, which lacks reset*"])
+    assert "TypeError" not in result.stdout.str() and "passed" not in result.stdout.str()
+
+
+@pytest.mark.parametrize("dist", ["-n0", "-n2"])
+def test_agent_that_cannot_be_built_is_one_usage_error_before_any_case(
+    pytester: pytest.Pytester, project: Path, dist: str
+) -> None:
+    (pytester.path / "agents_mod.py").write_text(
+        "class Grep:\n"
+        "    def __init__(self, top=10): self.top = top\n"
+        "    def initialize(self, repo_path): pass\n"
+        "    def retrieve(self, query): return []\n"
+        "    def reset(self): pass\n"
+    )
+    (pytester.path / "bench.yaml").write_text(
+        "agents:\n  - name: grep\n    class: agents_mod:Grep\n    config: {topp: 5}\n"
+    )
+    result = pytester.runpytest_subprocess("--codesearch-config=bench.yaml", "--codesearch-agent=grep", dist)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [line for line in result.stderr.lines if line.startswith("ERROR:")]
+    assert len(errors) == 1
+    assert errors[0].startswith("ERROR: agent 'grep' cannot be built (")
+    assert errors[0].endswith("TypeError: Grep.__init__() got an unexpected keyword argument 'topp'")
+    assert "passed" not in result.stdout.str() and "failed" not in result.stdout.str()
 
 
 def test_broken_goldset_line_fails_alone(pytester: pytest.Pytester) -> None:
@@ -361,8 +392,9 @@ def test_timeout_fails_the_slow_case_and_the_run_goes_on(
     result = pytester.runpytest("--codesearch-agent=sleepy", "--codesearch-timeout=0.5", "--codesearch-runs=1")
     result.assert_outcomes(passed=2, failed=1)
     cases = {c["id"]: c for c in read_results(pytester.path)["cases"]}
-    assert cases["login"]["status"] == "error"
-    assert "Timeout" in cases["login"]["error"]
+    assert cases["login"]["status"] == "timeout"
+    assert cases["login"]["error"] == "retrieving took longer than its budget of 0.5 s"
+    assert cases["login"]["metrics"]["f1"] == 0.0
     assert cases["app"]["metrics"]["f1"] == 1.0
 
 

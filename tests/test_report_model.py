@@ -132,7 +132,9 @@ def test_single_case_has_zero_std() -> None:
 def test_counts_index_time_and_workers() -> None:
     report = sample_report()
     bm25, grep = report.agents["bm25"], report.agents["grep"]
-    assert bm25.counts == {"cases": 3, "ok": 2, "error": 1, "nondeterministic": 1}
+    assert bm25.counts == {
+        "cases": 3, "ok": 2, "error": 1, "timeout": 0, "crashed": 0, "not_run": 0, "nondeterministic": 1
+    }
     assert bm25.index_ms == {"total": 100.0, "count": 1.0}
     assert grep.index_ms == {"total": 12.0, "count": 2.0}
     assert (bm25.workers, grep.workers) == (1, 2)

@@ -262,7 +262,9 @@ def test_breakdown_shape() -> None:
     assert group["metrics"]["f1"]["mean"] == 0.75 and group["metrics"]["f1"]["n"] == 2
     assert set(group["metrics"]["f1"]) == {"mean", "median", "std", "ci95", "n"}
     assert group["latency_ms"]["p50"] == 1.5
-    assert group["counts"] == {"cases": 2, "ok": 2, "error": 0, "nondeterministic": 0}
+    assert group["counts"] == {
+        "cases": 2, "ok": 2, "error": 0, "timeout": 0, "crashed": 0, "not_run": 0, "nondeterministic": 0
+    }
 
 
 def test_breakdown_groups_count_failures_and_errors() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 import math
 from collections.abc import Callable
 from typing import Any
@@ -98,8 +99,47 @@ def coerce_result(name: str, raw: Any) -> RetrievalResult:
         scores=[_as_float(name, s) for s in raw.scores],
         spans=[Span(_as_path(name, s[0]), int(s[1]), int(s[2])) for s in raw.spans],
         symbols=[str(s) for s in raw.symbols],
-        metadata=dict(raw.metadata),
+        metadata=_checked_metadata(name, raw.metadata),
     )
+
+
+METADATA_MAX_BYTES = 65_536
+"""The most metadata one answer may carry, as compact JSON: it is kept in every case record."""
+
+
+def _checked_metadata(name: str, metadata: Any) -> dict[str, Any]:
+    """Return the answer's metadata if it is a JSON-native mapping of bounded size, else raise ContractError."""
+    if not isinstance(metadata, dict):
+        raise ContractError(f"agent {name!r} returned metadata of type {type(metadata).__qualname__}: use a dict")
+    problem = _json_problem(metadata, "metadata")
+    if problem is not None:
+        raise ContractError(f"agent {name!r} returned {problem}: use str, int, float, bool, None, list or dict")
+    size = len(json.dumps(metadata, separators=(",", ":"), ensure_ascii=False).encode())
+    if size > METADATA_MAX_BYTES:
+        raise ContractError(
+            f"agent {name!r} returned {size:,} bytes of metadata; at most {METADATA_MAX_BYTES:,} are kept per answer"
+        )
+    return metadata
+
+
+def _json_problem(value: Any, where: str) -> str | None:
+    """Return where ``value`` stops being JSON-native (exact builtins only, finite floats), or None."""
+    kind = type(value)
+    if value is None or kind in (str, bool, int):
+        return None
+    if kind is float:
+        return None if math.isfinite(value) else f"{where}: {value!r} (JSON has no NaN or Infinity)"
+    if kind is list:
+        return next((p for i, v in enumerate(value) if (p := _json_problem(v, f"{where}[{i}]"))), None)
+    if kind is dict:
+        for key, item in value.items():
+            if type(key) is not str:
+                return f"{where}: key {key!r} is a {type(key).__qualname__}, not a str"
+            problem = _json_problem(item, f"{where}[{key!r}]")
+            if problem is not None:
+                return problem
+        return None
+    return f"{where}: a {kind.__module__}.{kind.__qualname__} value, which is not JSON-native"
 
 
 def _as_path(name: str, value: Any) -> str:

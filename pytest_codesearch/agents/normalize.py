@@ -15,12 +15,14 @@ class NormalizedAnswer:
     """An answer reduced to snapshot paths.
 
     ``paths`` keeps the agent's order with each path once (at its first rank); ``directories`` says which
-    of them are directories; ``dropped`` holds the raw entries that name nothing in the snapshot.
+    of them are directories; ``dropped`` holds the raw entries that name nothing in the snapshot;
+    ``sources[i]`` is the position in the raw answer that ``paths[i]`` came from.
     """
 
     paths: list[str]
     directories: frozenset[str]
     dropped: list[str]
+    sources: list[int]
 
 
 def normalize_paths(
@@ -35,17 +37,19 @@ def normalize_paths(
     """
     roots = _root_forms(snapshot_root)
     paths: list[str] = []
+    sources: list[int] = []
     seen: set[str] = set()
     dropped: list[str] = []
-    for entry in raw:
+    for position, entry in enumerate(raw):
         path = _locate(entry, roots, files, directories)
         if path is None:
             dropped.append(entry)
         elif path not in seen:
             seen.add(path)
             paths.append(path)
+            sources.append(position)
     found_directories = frozenset(path for path in paths if path in directories)
-    return NormalizedAnswer(paths, found_directories, dropped)
+    return NormalizedAnswer(paths, found_directories, dropped, sources)
 
 
 def _locate(entry: str, roots: tuple[str, ...], files: AbstractSet[str], directories: AbstractSet[str]) -> str | None:

@@ -1,15 +1,22 @@
-"""The agents of one process: created on first use, kept for the session, torn down at its end."""
+"""The agents of one process: created on first use, each behind a runner, torn down at the session's end."""
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from pytest_codesearch.agents.adapter import AgentHandle, adapt_agent
+from pytest_codesearch.agents.adapter import adapt_agent
+from pytest_codesearch.agents.contract import ContractError
 from pytest_codesearch.agents.registry import AgentChoice, call_factory
+from pytest_codesearch.runner.base import AgentRunner
+from pytest_codesearch.runner.inprocess import InProcessRunner
 
 _NO_PARAM = object()
+
+
+class AgentBuildError(Exception):
+    """An agent that cannot be built; str() names the agent and the cause."""
 
 
 class AgentRequest:
@@ -24,54 +31,114 @@ class AgentRequest:
         return getattr(self._request, name)
 
 
+class _Unavailable(Exception):
+    """The factory asked for something only a running session has: check it when its first case runs."""
+
+
+class _CheckRequest:
+    """The ``request`` a factory gets while it is checked at session start: ``config`` and nothing more."""
+
+    def __init__(self, config: Any) -> None:
+        self.config = config
+
+    def getfixturevalue(self, name: str) -> Any:
+        """Refuse: fixtures exist only once the session runs."""
+        raise _Unavailable(name)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "param":
+            raise AttributeError(name)
+        raise _Unavailable(name)
+
+
 class AgentPool:
-    """Creates each agent once per process and remembers which snapshot it last indexed."""
+    """Creates each agent once per process, behind an in-process runner."""
 
     def __init__(self, request: Any, fixture: Callable[[str], Any]) -> None:
         self._request = request
         self._fixture = fixture
-        self._handles: dict[str, AgentHandle] = {}
+        self._runners: dict[str, AgentRunner] = {}
         self._generators: list[Iterator[Any]] = []
-        self._indexed: dict[str, tuple[str, float]] = {}
 
-    def get(self, choice: AgentChoice) -> AgentHandle:
-        """Return the handle for ``choice``, creating the agent on first use."""
-        handle = self._handles.get(choice.name)
-        if handle is None:
-            handle = adapt_agent(choice.name, self._create(choice))
-            self._handles[choice.name] = handle
-        return handle
-
-    def _create(self, choice: AgentChoice) -> Any:
-        param = _NO_PARAM if choice.param_index is None else choice.param
-        made = call_factory(choice.spec.factory, AgentRequest(self._request, param), self._fixture)
-        if inspect.isgenerator(made):
-            agent = next(made)
-            self._generators.append(made)
-            return agent
-        return made
-
-    def indexed(self, agent_name: str) -> tuple[str, float] | None:
-        """Return (snapshot root, index ms) of the agent's current index, or None."""
-        return self._indexed.get(agent_name)
-
-    def mark_indexed(self, agent_name: str, root: str, index_ms: float) -> None:
-        """Record that the agent now holds an index of ``root``."""
-        self._indexed[agent_name] = (root, index_ms)
-
-    def forget_index(self, agent_name: str) -> None:
-        """Forget the agent's index, so the next case initializes it again."""
-        self._indexed.pop(agent_name, None)
+    def runner(self, choice: AgentChoice) -> AgentRunner:
+        """Return the runner of ``choice``, creating the agent on first use."""
+        runner = self._runners.get(choice.name)
+        if runner is None:
+            agent = create_agent(choice, self._request, self._fixture, self._generators)
+            runner = InProcessRunner(choice.name, adapt_agent(choice.name, agent))
+            self._runners[choice.name] = runner
+        return runner
 
     def close(self) -> None:
-        """Run generator teardowns (last created first) and close async loops."""
-        for handle in self._handles.values():
-            handle.close()
-        while self._generators:
-            generator = self._generators.pop()
-            try:
-                next(generator)
-            except StopIteration:
-                pass
-            else:
-                raise RuntimeError(f"agent fixture {generator!r} yielded more than once")
+        """Close the runners, then run generator teardowns (last created first)."""
+        for runner in self._runners.values():
+            runner.close()
+        close_generators(self._generators)
+
+
+def create_agent(choice: AgentChoice, request: Any, fixture: Callable[[str], Any], generators: list[Iterator[Any]]) -> Any:
+    """Call the agent's factory (with its param); a generator factory's teardown joins ``generators``."""
+    param = _NO_PARAM if choice.param_index is None else choice.param
+    made = call_factory(choice.spec.factory, AgentRequest(request, param), fixture)
+    if inspect.isgenerator(made):
+        agent = next(made)
+        generators.append(made)
+        return agent
+    return made
+
+
+def close_generators(generators: list[Iterator[Any]]) -> None:
+    """Resume each generator factory once, last created first, so that its teardown runs."""
+    while generators:
+        generator = generators.pop()
+        try:
+            next(generator)
+        except StopIteration:
+            pass
+        else:
+            raise RuntimeError(f"agent fixture {generator!r} yielded more than once")
+
+
+def check_agents(choices: Sequence[AgentChoice], config: Any) -> list[str]:
+    """Build each agent whose factory needs no fixture, check its contract, tear it down; return problems.
+
+    One message per agent that cannot be built: a factory that raises (a wrong keyword in the YAML
+    config, a missing import) or returns an object that breaks the contract (no ``reset``). A factory
+    gets a ``request`` with ``config`` (and ``param``); one that asks for fixtures or anything else of
+    a running session is checked when its first case runs instead. Building should be cheap: the
+    expensive work belongs in ``initialize``.
+    """
+    problems: list[str] = []
+    for choice in choices:
+        if _needs_fixtures(choice.spec.factory):
+            continue
+        generators: list[Iterator[Any]] = []
+        try:
+            adapt_agent(choice.name, create_agent(choice, _CheckRequest(config), _no_fixture, generators)).close()
+            close_generators(generators)
+        except _Unavailable:
+            continue
+        except ContractError as exc:
+            problems.append(f"agent {choice.name!r} cannot be used: {exc}")
+        except Exception as exc:  # the factory's own error: say what it was
+            where = getattr(choice.spec, "source", "") or "its factory"
+            problems.append(f"agent {choice.name!r} cannot be built ({where}): {type(exc).__name__}: {exc}")
+    return problems
+
+
+def _needs_fixtures(factory: Callable[..., Any]) -> bool:
+    """Return True when the factory's signature names a fixture other than ``request``."""
+    if isinstance(factory, type):
+        return False
+    try:
+        parameters = inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        return False
+    return any(
+        name != "request" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.default is p.empty
+        for name, p in parameters.items()
+    )
+
+
+def _no_fixture(name: str) -> Any:
+    raise _Unavailable(name)

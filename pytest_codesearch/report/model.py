@@ -8,14 +8,19 @@ Non-finite floats are rejected: JSON has no NaN.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, PlainSerializer
 
 from pytest_codesearch.settings import DEFAULT_ALPHA, DEFAULT_BOOTSTRAP
+from pytest_codesearch.status import Status
 
 SCHEMA_VERSION = 1
 """Bumped whenever a key of ``results.json`` is renamed, removed or changes meaning."""
+
+
+StatusField = Annotated[Status, PlainSerializer(lambda status: status.value, return_type=str)]
+"""A status that dumps as its plain string value, in Python and JSON alike (PITFALLS 2)."""
 
 
 class _Record(BaseModel):
@@ -38,7 +43,11 @@ class CaseResult(_Record):
     ground_truth: list[str] = Field(description="Relevant paths, in relevance order.")
     relevance: dict[str, int] = Field(description="Graded relevance of each ground-truth path.")
     retrieved: list[str] = Field(description="The agent's ranked answer after normalisation.")
-    status: Literal["ok", "error"] = Field(description="'error' when the agent or scoring failed.")
+    status: StatusField = Field(
+        description="'ok' (answered and scored), 'error' (the agent raised or the case could not run), "
+        "'timeout' (over its budget), 'crashed' (the process running the agent died); metrics are 0.0 "
+        "unless 'ok'."
+    )
     latency_ms: float | None = Field(
         description="Median of the timed runs; null when the agent never answered."
     )
@@ -52,7 +61,7 @@ class CaseResult(_Record):
     metrics: dict[str, float] = Field(
         description="Metric name to score, for the metrics that apply to the case; 0.0 each on error."
     )
-    error: str | None = Field(default=None, description="What went wrong, when status is 'error'.")
+    error: str | None = Field(default=None, description="What went wrong, when status is not 'ok'.")
     nondeterministic: bool = Field(
         default=False, description="True when the timed runs returned different answers."
     )
@@ -68,6 +77,17 @@ class CaseResult(_Record):
     worker: str | None = Field(default=None, description="xdist worker id, null without xdist.")
     failure_category: str | None = Field(
         default=None, description="Why the agent missed the case (hit@10 = 0); null when it did not miss."
+    )
+    scores: list[float] = Field(
+        default_factory=list,
+        description="The agent's own scores, aligned with 'retrieved'; empty when it gave none (or not one per file).",
+    )
+    spans: list[tuple[str, int, int]] = Field(
+        default_factory=list, description="Line ranges the agent pointed at: [path, first line, last line] (1-based)."
+    )
+    symbols: list[str] = Field(default_factory=list, description="Symbols the agent returned, ranked.")
+    metadata: dict[str, JsonValue] = Field(
+        default_factory=dict, description="Free JSON the agent returned with its answer (tokens, cost, ...)."
     )
 
 

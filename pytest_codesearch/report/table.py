@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from pytest_codesearch.status import Status
 from pytest_codesearch.report.model import CaseResult, GroupSummary, LatencySummary, MetricSummary
 from pytest_codesearch.stats import bootstrap_ci_present, latency_percentiles, summarize_present
 
@@ -61,7 +62,7 @@ def metric_matrix(
     matrix = np.full((len(cases), len(names)), np.nan, dtype=np.float64)
     for row, case in enumerate(cases):
         missing = [n for n in names if n in must and n not in case.metrics]
-        if missing and case.status == "ok":
+        if missing and case.status.answered:
             raise ValueError(f"{case.nodeid}: status ok but no score for {', '.join(missing)}")
         scores = case.metrics
         matrix[row] = [scores.get(n, 0.0 if n in must else np.nan) for n in names]
@@ -101,17 +102,16 @@ def summarize_group(
 
 def latency_summary(cases: Sequence[CaseResult]) -> LatencySummary:
     """Return latency percentiles over the cases that were answered (status ok)."""
-    latencies = [c.latency_ms for c in cases if c.status == "ok" and c.latency_ms is not None]
+    latencies = [c.latency_ms for c in cases if c.status.answered and c.latency_ms is not None]
     return LatencySummary(**latency_percentiles(latencies))
 
 
 def count_outcomes(cases: Sequence[CaseResult]) -> dict[str, int]:
-    """Return the number of cases, ok cases, errors and nondeterministic answers."""
-    ok = sum(1 for c in cases if c.status == "ok")
+    """Return the number of cases, one count per status (every ``Status`` value), and nondeterministic answers."""
+    by_status = Counter(c.status for c in cases)
     return {
         "cases": len(cases),
-        "ok": ok,
-        "error": len(cases) - ok,
+        **{status.value: by_status[status] for status in Status},
         "nondeterministic": sum(1 for c in cases if c.nondeterministic),
     }
 

@@ -76,7 +76,7 @@ def _columns(
     for label, attr in (("p50 ms", "p50"), ("p90 ms", "p90")):
         values = [getattr(s.latency_ms, attr) for s in summaries]
         columns.append(_marked(label, values, digits=2, higher=False))
-    counts = tuple(f"{s.counts['ok']}/{s.counts['error']}" for s in summaries)
+    counts = tuple(f"{s.counts['ok']}/{s.counts['cases'] - s.counts['ok']}" for s in summaries)
     columns.append(Column("ok/err", counts))
     return columns
 

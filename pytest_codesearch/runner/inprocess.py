@@ -1,0 +1,127 @@
+"""The in-process runner: the agent lives in this pytest process; budgets are soft (``deadline.py``)."""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pytest_codesearch.agents.adapter import AgentHandle, coerce_result
+from pytest_codesearch.agents.contract import ContractError, RetrievalResult
+from pytest_codesearch.runner.base import AgentError, AgentTimeout, Answers, Prepared
+from pytest_codesearch.runner.deadline import DeadlineExceeded, deadline
+
+if TYPE_CHECKING:
+    from pytest_codesearch.agents.sanity import CaseInfo
+    from pytest_codesearch.repo.snapshot import Snapshot
+
+T = TypeVar("T")
+
+
+class InProcessRunner:
+    """Drives one agent in this process and remembers which snapshot it has indexed."""
+
+    def __init__(self, name: str, handle: AgentHandle) -> None:
+        self.name = name
+        self.handle = handle
+        self.needs_directory = bool(getattr(handle.obj, "needs_directory", True))
+        self._indexed: tuple[str, float] | None = None
+        self._index_timeouts: dict[str, str] = {}
+
+    def prepare(self, snapshot: Snapshot, budget_s: float | None) -> Prepared:
+        """Run ``initialize`` on ``snapshot.root`` unless it is already the agent's index.
+
+        An ``initialize`` that ran out of its budget is not retried for the same snapshot in this
+        process: every later case of it times out at once with the same message.
+        """
+        root = str(snapshot.root)
+        if self._indexed is not None and self._indexed[0] == root:
+            return Prepared(self._indexed[1], False)
+        if root in self._index_timeouts:
+            raise AgentTimeout(self._index_timeouts[root])
+        self._indexed = None
+        start = time.perf_counter_ns()
+        try:
+            run_agent_code("initializing", lambda: self.handle.initialize(root), budget_s)
+        except AgentTimeout as exc:
+            self._index_timeouts[root] = f"{exc} (earlier in this process; not retried for this snapshot)"
+            raise
+        index_ms = (time.perf_counter_ns() - start) / 1e6
+        self._indexed = (root, index_ms)
+        return Prepared(index_ms, True)
+
+    def observe(self, case: CaseInfo) -> None:
+        """Hand the case to a built-in sanity agent (never to an agent under test)."""
+        observe = getattr(self.handle.obj, "observe_case", None)
+        if callable(observe) and type(self.handle.obj).__module__.startswith("pytest_codesearch."):
+            observe(case)
+
+    def answer(self, query: str, runs: int, budget_s: float | None) -> Answers:
+        """Return ``runs`` answers, each after ``reset()``, timed around ``retrieve`` alone."""
+        results: list[RetrievalResult] = []
+        latencies: list[float] = []
+        for _ in range(runs):
+            run_agent_code("resetting", self.handle.reset, budget_s)
+            raw, elapsed_ns = run_agent_code("retrieving", lambda: _timed(self.handle.retrieve, query), budget_s)
+            results.append(coerce_result(self.name, raw))
+            latencies.append(elapsed_ns / 1e6)
+        return Answers(results, latencies)
+
+    def close(self) -> None:
+        """Close the agent's event loop, if it has one."""
+        self.handle.close()
+
+
+def _timed(retrieve: Callable[[str], Any], query: str) -> tuple[Any, int]:
+    """Return the raw answer and the nanoseconds the call alone took."""
+    start = time.perf_counter_ns()
+    answer = retrieve(query)
+    return answer, time.perf_counter_ns() - start
+
+
+def run_agent_code(what: str, function: Callable[[], T], budget_s: float | None = None) -> T:
+    """Run agent code within ``budget_s``; what it raises becomes ``AgentError`` chained to the original.
+
+    ``KeyboardInterrupt``, ``SystemExit`` and ``pytest.exit()`` raised by the agent are its errors, not
+    the end of the session; a Ctrl-C pressed by the user during the call still ends the session.
+    """
+    with _watch_ctrl_c() as pressed:
+        try:
+            with deadline(budget_s):
+                return function()
+        except DeadlineExceeded:
+            raise AgentTimeout(f"{what} took longer than its budget of {budget_s:g} s") from None
+        except ContractError:
+            raise
+        except KeyboardInterrupt as exc:
+            if pressed():
+                raise
+            raise AgentError(f"while {what}") from exc
+        except BaseException as exc:  # SystemExit, pytest outcomes, anything the agent raises
+            raise AgentError(f"while {what}") from exc
+
+
+@contextmanager
+def _watch_ctrl_c() -> Iterator[Callable[[], bool]]:
+    """Yield a function telling whether SIGINT arrived during the body (the user, not the agent)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield lambda: True  # cannot tell: treat any KeyboardInterrupt as the user's
+        return
+    pressed = False
+    previous = signal.getsignal(signal.SIGINT)
+
+    def on_sigint(signum: int, frame: Any) -> Any:
+        nonlocal pressed
+        pressed = True
+        if callable(previous):
+            return previous(signum, frame)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield lambda: pressed
+    finally:
+        signal.signal(signal.SIGINT, previous)

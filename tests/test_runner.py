@@ -1,0 +1,187 @@
+"""The agent runner as users meet it: budgets, what agents return beside files, agents that raise."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from example_project import read_results
+from pytest_codesearch.runner.base import AgentError, AgentTimeout
+from pytest_codesearch.runner.deadline import deadline
+from pytest_codesearch.runner.inprocess import run_agent_code
+
+SLOW_INDEX = """
+import time
+import pytest_codesearch as pcs
+
+class SlowIndex:
+    def initialize(self, repo_path):
+        with open("initialize.log", "a") as log:
+            log.write(repo_path + "\\n")
+        time.sleep({index_s})
+    def retrieve(self, query):
+        return ["src/app.py"]
+    def reset(self):
+        pass
+
+@pcs.agent(name="slow-index")
+def slow_index():
+    return SlowIndex()
+"""
+
+
+def test_indexing_has_its_own_budget_apart_from_retrieval(
+    pytester: pytest.Pytester, project: Path, make_conftest: Callable[[str], None]
+) -> None:
+    make_conftest(SLOW_INDEX.format(index_s=1.5))
+    result = pytester.runpytest("--codesearch-agent=slow-index", "--codesearch-timeout=1", "--codesearch-runs=1")
+    result.assert_outcomes(passed=3)
+    cases = read_results(pytester.path)["cases"]
+    assert [c["status"] for c in cases] == ["ok", "ok", "ok"]
+    assert max(c["index_ms"] for c in cases) >= 1500
+
+
+def test_an_index_over_its_budget_times_out_every_case_of_the_snapshot_once(
+    pytester: pytest.Pytester, project: Path, make_conftest: Callable[[str], None]
+) -> None:
+    make_conftest(SLOW_INDEX.format(index_s=5))
+    result = pytester.runpytest("--codesearch-agent=slow-index", "--codesearch-index-timeout=0.3")
+    result.assert_outcomes(failed=3)
+    cases = read_results(pytester.path)["cases"]
+    assert {c["status"] for c in cases} == {"timeout"}
+    errors = sorted(c["error"] for c in cases)
+    assert errors[0] == "initializing took longer than its budget of 0.3 s"
+    assert errors[1:] == [errors[0] + " (earlier in this process; not retried for this snapshot)"] * 2
+    assert len((pytester.path / "initialize.log").read_text().splitlines()) == 1  # not once per case
+
+
+def test_answer_extras_reach_the_case_record(
+    pytester: pytest.Pytester, project: Path, make_conftest: Callable[[str], None]
+) -> None:
+    make_conftest(
+        """
+        import pytest_codesearch as pcs
+
+        @pcs.agent(name="rich")
+        def rich():
+            def search(query):
+                return pcs.RetrievalResult(
+                    files=["nope.py", "src/app.py", "./src/app.py", "src/routes.py"],
+                    scores=[4.0, 3.0, 2.5, 1.0],
+                    spans=[pcs.Span("src/app.py", 1, 2)],
+                    symbols=["app.create_app"],
+                    metadata={"tokens_in": 120, "cost_usd": 0.002, "model": {"name": "m", "tags": ["a"]}},
+                )
+            return search
+        """
+    )
+    result = pytester.runpytest("--codesearch-agent=rich", "-k", "app", "-n", "2")
+    result.assert_outcomes(passed=1)
+    (case,) = read_results(pytester.path)["cases"]
+    assert case["retrieved"] == ["src/app.py", "src/routes.py"]
+    assert case["scores"] == [3.0, 1.0]
+    assert case["spans"] == [["src/app.py", 1, 2]]
+    assert case["symbols"] == ["app.create_app"]
+    assert case["metadata"] == {"tokens_in": 120, "cost_usd": 0.002, "model": {"name": "m", "tags": ["a"]}}
+
+
+@pytest.mark.parametrize("dist", ["-n0", "-n2"])
+def test_metadata_that_cannot_be_stored_is_an_error_naming_the_key(
+    pytester: pytest.Pytester, project: Path, make_conftest: Callable[[str], None], dist: str
+) -> None:
+    make_conftest(
+        """
+        from pathlib import Path
+        import pytest_codesearch as pcs
+
+        @pcs.agent(name="pathy")
+        def pathy():
+            def search(query):
+                return pcs.RetrievalResult(files=["src/app.py"], metadata={"log": Path("/tmp/x")})
+            return search
+        """
+    )
+    result = pytester.runpytest("--codesearch-agent=pathy", dist)
+    result.assert_outcomes(failed=3)
+    assert "INTERNALERROR" not in result.stdout.str()
+    cases = read_results(pytester.path)["cases"]
+    assert {c["status"] for c in cases} == {"error"}
+    assert cases[0]["error"] == (
+        "agent 'pathy' returned metadata['log']: a pathlib.PosixPath value, which is not JSON-native: "
+        "use str, int, float, bool, None, list or dict"
+    )
+
+
+def test_keyboard_interrupt_raised_by_the_agent_is_its_error_not_the_end(
+    pytester: pytest.Pytester, project: Path, make_conftest: Callable[[str], None]
+) -> None:
+    make_conftest(
+        """
+        import pytest
+        import pytest_codesearch as pcs
+
+        @pcs.agent(name="rude")
+        def rude():
+            def search(query):
+                if query == "login view":
+                    raise KeyboardInterrupt
+                if query == "create the flask app":
+                    pytest.exit("agent says stop")
+                return ["src/auth/password.py"]
+            return search
+        """
+    )
+    result = pytester.runpytest("--codesearch-agent=rude", "-p", "no:randomly")
+    result.assert_outcomes(passed=1, failed=2)
+    statuses = {c["id"]: (c["status"], c["error"]) for c in read_results(pytester.path)["cases"]}
+    assert statuses["login"] == ("error", "KeyboardInterrupt: ")
+    assert statuses["app"] == ("error", "Exit: agent says stop")
+    assert statuses["password"] == ("ok", None)
+
+
+def test_deadline_interrupts_python_code_and_restores_the_outer_timer() -> None:
+    import signal
+
+    fired: list[int] = []
+    previous = signal.signal(signal.SIGALRM, lambda signum, frame: fired.append(signum))
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 5.0)
+        with pytest.raises(AgentTimeout, match=r"^retrieving took longer than its budget of 0.05 s$"):
+            run_agent_code("retrieving", lambda: time.sleep(2), 0.05)
+        remaining = signal.getitimer(signal.ITIMER_REAL)[0]
+        assert 4.0 < remaining <= 5.0  # the outer (pytest-timeout style) timer still runs
+        assert signal.getsignal(signal.SIGALRM) is not None and fired == []
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_an_earlier_outer_deadline_calls_its_own_handler() -> None:
+    import signal
+
+    class OuterTimeout(Exception):
+        pass
+
+    def outer(signum: int, frame: object) -> None:
+        raise OuterTimeout
+
+    previous = signal.signal(signal.SIGALRM, outer)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.05)
+        with pytest.raises(OuterTimeout), deadline(5.0):
+            time.sleep(2)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_agent_exceptions_are_chained_to_agent_error() -> None:
+    def broken() -> None:
+        raise ValueError("bad index")
+
+    with pytest.raises(AgentError, match="^while initializing$") as caught:
+        run_agent_code("initializing", broken)
+    assert isinstance(caught.value.__cause__, ValueError)
