@@ -1,4 +1,4 @@
-"""The controller's side of a run: rebuild every case from test reports and write the report."""
+"""The controller's side of a run: records from test reports go to the journal; the end writes the report."""
 
 from __future__ import annotations
 
@@ -10,97 +10,103 @@ from typing import Any
 
 import pytest
 
+from pytest_codesearch.keys import CASE_ATTRIBUTE, INVALID_ATTRIBUTE, JOURNAL_NAME
 from pytest_codesearch.report import HEADLINE_METRICS
-from pytest_codesearch.report.aggregate import build_run_report
-from pytest_codesearch.report.csv_report import write_csv
-from pytest_codesearch.report.json_report import write_json
-from pytest_codesearch.report.markdown import render_markdown
-from pytest_codesearch.report.atomic import write_atomic
+from pytest_codesearch.report.finish import build_report
+from pytest_codesearch.report.formats import write_reports
+from pytest_codesearch.report.journal import JournalEnd, JournalHeader, JournalWriter, RunRecords
 from pytest_codesearch.report.model import AgentInfo, CaseResult, InvalidEntry, RunInfo, RunReport
 from pytest_codesearch.report.terminal import render_terminal
 from pytest_codesearch.scoring import metric_names, optional_metric_names
-from pytest_codesearch.plugin import CASE_ATTRIBUTE, INVALID_ATTRIBUTE
 from pytest_codesearch.state import RunState
+from pytest_codesearch.status import Status
 
 _PACKAGES = ("pytest", "pytest-codesearch", "pytest-xdist", "pytest-timeout", "pygit2", "numpy", "rank-bm25")
 
 
 class RunCollector:
-    """Registered on the controller (or the only process): gathers records and writes the report."""
+    """Registered on the controller (or the only process): journals records and writes the report."""
 
     def __init__(self, config: pytest.Config, state: RunState) -> None:
         self.config = config
         self.state = state
-        self.started_at = _now()
-        self.cases: dict[str, CaseResult] = {}
-        self.invalid: list[InvalidEntry] = []
-        self.collected: set[str] = set()
+        settings = state.settings
+        header = JournalHeader(
+            run=self._run_info(),
+            metric_names=metric_names(settings.ks, settings.f_beta is not None),
+            optional_metric_names=optional_metric_names(settings.ks),
+        )
+        self.records = RunRecords(header)
+        self.journal: JournalWriter | None = None
         self.report: RunReport | None = None
         self.write_error: str | None = None
 
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        """Open the journal (a collect-only run writes nothing)."""
+        if self.config.option.collectonly:
+            return
+        try:
+            self.journal = JournalWriter(self.state.settings.report_dir / JOURNAL_NAME, self.records.header)
+        except OSError as exc:
+            self._cannot_write(exc)
+
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """Remember every case collected in this process, the universe for 'not run'."""
-        self.collected.update(i.nodeid for i in session.items if _is_case_item(i))
+        self._collected([i.nodeid for i in session.items if _is_case_item(i)])
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         """Under xdist the controller collects nothing: the workers' node ids are the universe."""
-        self.collected.update(i for i in ids if _looks_like_case(i))
+        self._collected([i for i in ids if _looks_like_case(i)])
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        """Keep the case record a call report carries; a crashed worker's case becomes an error."""
+        """Journal the case record a call report carries; a crashed worker's case becomes ``crashed``."""
         record = getattr(report, CASE_ATTRIBUTE, None)
         if record is not None:
-            case = CaseResult.model_validate_json(record)
-            self.cases[case.nodeid] = case
+            self._case(CaseResult.model_validate_json(record), record)
         invalid = getattr(report, INVALID_ATTRIBUTE, None)
         if invalid is not None and report.when == "call":
-            self.invalid.append(InvalidEntry.model_validate_json(invalid))
+            self.records.invalid.append(InvalidEntry.model_validate_json(invalid))
+            if self.journal is not None:
+                self.journal.invalid(invalid)
         # pytest-xdist reports a crashed worker's case with when == "???" and nothing of ours on it
-        if str(report.when) == "???" and report.nodeid in self.collected and report.nodeid not in self.cases:
-            self.cases[report.nodeid] = _crashed_case(report)
+        crashed = str(report.when) == "???" and report.nodeid in self.records.collected
+        if crashed and report.nodeid not in self.records.cases:
+            case = _crashed_case(report)
+            self._case(case, case.model_dump_json())
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        """Aggregate and write results.json, results.csv and summary.md (also after Ctrl-C)."""
+        """End the journal, build the report from its records and write the report files (also after Ctrl-C)."""
         if self.config.option.collectonly:
             return
-        settings = self.state.settings
-        names = metric_names(settings.ks, settings.f_beta is not None)
-        self.report = build_run_report(
-            self._run_info(int(exitstatus)),
-            list(self.cases.values()),
-            names,
-            invalid=self.invalid,
-            not_run=sorted(self.collected - set(self.cases)),
-            optional=optional_metric_names(settings.ks),
-        )
+        end = JournalEnd(finished_at=_now(), exit_status=int(exitstatus))
+        self.records.end = end
+        if self.journal is not None:
+            self.journal.end(end)
+        self.report = build_report(self.records)
         try:
-            self._write_files(self.report, names)
+            write_reports(self.report, self.state.settings.report_dir, self.state.settings.formats)
         except OSError as exc:  # an unwritable report directory must not end in an internal error
-            where = exc.filename or settings.report_dir
-            self.write_error = f"codesearch: cannot write the report to {where}: {exc.strerror or exc}"
-            if session.exitstatus == pytest.ExitCode.OK:
-                session.exitstatus = pytest.ExitCode.TESTS_FAILED
+            self._cannot_write(exc)
+        if self.write_error is not None and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
-    def _write_files(self, report: RunReport, names: list[str]) -> None:
-        directory, formats = self.state.settings.report_dir, self.state.settings.formats
-        if "json" in formats:
-            write_json(report, directory / "results.json")
-        if "csv" in formats:
-            write_csv(report, directory / "results.csv")
-        if "markdown" in formats:
-            write_atomic(directory / "summary.md", render_markdown(report, _headline(names)))
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        """Close the journal of a session that ended before it finished (a usage error at start)."""
+        if self.journal is not None:
+            self.journal.close()
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         """Print the agents side by side with the best of each column marked."""
         if self.report is None:
             return
-        names = metric_names(self.state.settings.ks)
         terminalreporter.section("codesearch")
         if self.write_error is not None:
             terminalreporter.write_line(self.write_error, red=True)
-        for line in render_terminal(self.report, _headline(names), self.config.get_terminal_writer().fullwidth):
+        width = self.config.get_terminal_writer().fullwidth
+        headline = [m for m in HEADLINE_METRICS if m in self.records.header.metric_names]
+        for line in render_terminal(self.report, headline, width):
             terminalreporter.write_line(line)
         results = self.report.cases
         cases = len({(c.goldset, c.id) for c in results})
@@ -110,23 +116,39 @@ class RunCollector:
             f"seed {self.state.seed}; report in {self.state.settings.report_dir}"
         )
 
-    def _run_info(self, exitstatus: int) -> RunInfo:
+    def _collected(self, nodeids: list[str]) -> None:
+        new = [n for n in nodeids if n not in self.records.collected]
+        self.records.collected.update(new)
+        if new and self.journal is not None:
+            self.journal.collected(new)
+
+    def _case(self, case: CaseResult, record_json: str) -> None:
+        self.records.cases[case.nodeid] = case
+        if self.journal is not None:
+            self.journal.case(record_json)
+
+    def _cannot_write(self, exc: OSError) -> None:
+        where = exc.filename or self.state.settings.report_dir
+        self.write_error = f"codesearch: cannot write the report to {where}: {exc.strerror or exc}"
+
+    def _run_info(self) -> RunInfo:
         settings = self.state.settings
+        started = _now()
         return RunInfo(
             seed=self.state.seed,
             runs=settings.runs,
             k=settings.k,
             ks=list(settings.ks),
-            started_at=self.started_at,
-            finished_at=_now(),
+            started_at=started,
+            finished_at=started,
             versions=_versions(),
-            goldsets=sorted({c.goldset for c in self.cases.values()} | {i.goldset for i in self.invalid}),
+            goldsets=[],
             agents={
                 c.name: AgentInfo(fixture=c.spec.factory.__name__, source=c.spec.source, param=c.param_repr)
                 for c in self.state.choices
             },
             workers=_workers(self.config),
-            exit_status=exitstatus,
+            exit_status=None,
             bootstrap=settings.bootstrap,
             alpha=settings.alpha,
             f_beta=settings.f_beta,
@@ -135,10 +157,6 @@ class RunCollector:
 
 def _plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
-
-
-def _headline(names: list[str]) -> list[str]:
-    return [m for m in HEADLINE_METRICS if m in names]
 
 
 def _looks_like_case(nodeid: str) -> bool:
@@ -165,7 +183,7 @@ def _crashed_case(report: pytest.TestReport) -> CaseResult:
         ground_truth=[],
         relevance={},
         retrieved=[],
-        status="error",
+        status=Status.CRASHED,
         latency_ms=None,
         latencies_ms=[],
         index_ms=None,

@@ -92,7 +92,7 @@ def test_unknown_commit_fails_the_case_with_a_clear_message(pytester: pytest.Pyt
 
 
 @pytest.mark.slow
-def test_crashed_worker_case_is_recorded_as_error(pytester: pytest.Pytester) -> None:
+def test_crashed_worker_case_is_recorded_as_crashed(pytester: pytest.Pytester) -> None:
     _history(pytester.path / "repo")
     pytester.makeconftest(
         """
@@ -117,6 +117,6 @@ def test_crashed_worker_case_is_recorded_as_error(pytester: pytest.Pytester) -> 
     result = pytester.runpytest_subprocess("--codesearch-agent=crashy", "-p", "xdist", "-n", "2")
     result.assert_outcomes(passed=3, failed=1)
     records = {c["id"]: c for c in read_results(pytester.path)["cases"]}
-    assert records["c0"]["status"] == "error"
+    assert records["c0"]["status"] == "crashed"
     assert records["c0"]["error"] == "the worker process running this case crashed"
     assert all(records[f"c{i}"]["status"] == "ok" for i in (1, 2, 3))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from pytest_codesearch.report.markdown_stats import (
 )
 from pytest_codesearch.report.mdtable import MISSING, bold_best, escape_cell, mean_interval, table
 from pytest_codesearch.report.model import AgentSummary, RunReport
+from pytest_codesearch.status import Status
 
 TITLE = "# Code search benchmark results"
 LEAD_MARK = "†"
@@ -118,11 +120,12 @@ def _results_section(report: RunReport, headline: Sequence[str]) -> str:
 def _run_section(report: RunReport) -> str:
     """Return the run's settings, agents and versions."""
     run = report.run
-    ok = sum(1 for c in report.cases if c.status == "ok")
+    by_status = Counter(c.status for c in report.cases)
+    statuses = ", ".join(f"{by_status[s]} {s.value}" for s in Status if by_status[s] or s is Status.OK)
     items = [
         f"Seed: {run.seed}",
         f"Runs per case: {run.runs}",
-        f"Cases: {len(report.cases)} ({ok} ok, {len(report.cases) - ok} error)",
+        f"Cases: {len(report.cases)} ({statuses})",
         f"Gold sets: {', '.join(run.goldsets) or MISSING}",
         f"Answer length asked of agents (k): {'not set' if run.k is None else run.k}",
         f"Metric cut-offs: {', '.join(map(str, run.ks)) or MISSING}",
@@ -195,3 +198,10 @@ def _family(metric: str) -> str:
     """Return the definition key of a metric name: 'recall@10' -> 'recall@k'."""
     base, at, _ = metric.partition("@")
     return f"{base}@k" if at else metric
+
+
+def render_summary(report: RunReport) -> str:
+    """Return ``summary.md`` with the report's headline metrics (the report-format registry's renderer)."""
+    from pytest_codesearch.report import headline_metrics
+
+    return render_markdown(report, headline_metrics(report))

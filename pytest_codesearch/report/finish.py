@@ -1,0 +1,40 @@
+"""The end of a run as a library function: stored records in, ``RunReport`` out, report files written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pytest_codesearch.report.aggregate import build_run_report
+from pytest_codesearch.report.compare import HEADLINE_METRICS
+from pytest_codesearch.report.journal import RunRecords, read_journal
+from pytest_codesearch.report.model import RunReport
+
+
+def build_report(records: RunRecords) -> RunReport:
+    """Return the run report of ``records``: the same records always give the same report.
+
+    Cases collected but never reported are listed under ``not_run``. A journal without an end line
+    (the run was killed) gives a report whose ``exit_status`` is null.
+    """
+    header = records.header
+    cases = list(records.cases.values())
+    update: dict[str, object] = {
+        "goldsets": sorted({c.goldset for c in cases} | {i.goldset for i in records.invalid}),
+    }
+    if records.end is not None:
+        update |= {"finished_at": records.end.finished_at, "exit_status": records.end.exit_status}
+    run = header.run.model_copy(update=update)
+    return build_run_report(
+        run,
+        cases,
+        header.metric_names,
+        invalid=records.invalid,
+        not_run=sorted(records.collected - set(records.cases)),
+        optional=header.optional_metric_names,
+        compared=header.headline or HEADLINE_METRICS,
+    )
+
+
+def report_from_journal(path: Path) -> RunReport:
+    """Return the run report of the journal at ``path`` (no pytest session needed)."""
+    return build_report(read_journal(path))

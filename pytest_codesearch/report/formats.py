@@ -1,0 +1,59 @@
+"""The report-format registry: one entry per report file (name, file, renderer). Cheap to import.
+
+Writers are named by ``module:function`` and imported when a report is written, so the option that
+selects formats can list them without importing the report machinery. Adding a format is one entry.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pytest_codesearch.report.model import RunReport
+
+
+@dataclass(frozen=True)
+class ReportFormat:
+    """One report file: its option name, its file name, the ``module:function`` rendering it as text."""
+
+    name: str
+    filename: str
+    renderer: str
+    description: str
+
+    def render(self, report: RunReport) -> str:
+        """Return the file's text for ``report``."""
+        module, _, function = self.renderer.partition(":")
+        render: Callable[[RunReport], str] = getattr(importlib.import_module(module), function)
+        return render(report)
+
+
+REPORT_FORMATS: dict[str, ReportFormat] = {
+    entry.name: entry
+    for entry in (
+        ReportFormat("json", "results.json", "pytest_codesearch.report.json_report:render_json",
+                     "the whole run report (schema: docs/results.schema.json)"),
+        ReportFormat("csv", "results.csv", "pytest_codesearch.report.csv_report:render_csv",
+                     "one row per case and agent, spreadsheet-safe"),
+        ReportFormat("markdown", "summary.md", "pytest_codesearch.report.markdown:render_summary",
+                     "GitHub-flavoured summary for CI job pages"),
+    )
+}
+"""Every report format, in the order they are written."""
+
+
+def write_reports(report: RunReport, directory: Path, names: Iterable[str]) -> list[Path]:
+    """Write the files of the formats ``names`` into ``directory`` atomically; return their paths."""
+    from pytest_codesearch.report.atomic import write_atomic
+
+    written = []
+    for name in names:
+        entry = REPORT_FORMATS[name]
+        path = directory / entry.filename
+        write_atomic(path, entry.render(report))
+        written.append(path)
+    return written

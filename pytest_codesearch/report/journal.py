@@ -1,0 +1,144 @@
+"""The case journal: a run's records as JSON lines, appended and flushed as they arrive.
+
+The controller (or the only process) writes it in the report directory while the run goes on: a header
+with the run's settings, the node ids collected, one line per case record and per broken gold-set
+entry, and an end line. A run killed at any point (even with SIGKILL) leaves every record that
+arrived before; ``read_journal`` skips a torn last line. ``report.finish.build_report`` turns what it
+holds into the ``RunReport``, with or without a pytest session.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from pydantic import Field, ValidationError
+
+from pytest_codesearch.report.model import CaseResult, InvalidEntry, RunInfo, _Record
+
+JOURNAL_VERSION = 1
+
+
+class JournalHeader(_Record):
+    """The first line: what the run was asked to do, and which metrics every case carries."""
+
+    journal_version: int = JOURNAL_VERSION
+    run: RunInfo = Field(description="The run's settings; finished_at and exit_status are updated by the end line.")
+    metric_names: list[str] = Field(description="Metrics every scored case carries, in report order.")
+    optional_metric_names: list[str] = Field(default_factory=list, description="Metrics only some cases carry.")
+    headline: list[str] | None = Field(default=None, description="Metrics asked for as the headline; null: automatic.")
+
+
+class JournalEnd(_Record):
+    """The last line, written when the session finishes (absent when the run was killed)."""
+
+    finished_at: str
+    exit_status: int | None
+
+
+class JournalError(ValueError):
+    """A journal that cannot be read; str() names the file and the line."""
+
+
+@dataclass
+class RunRecords:
+    """Everything a journal holds: the header, the records by node id, and the end when the run ended."""
+
+    header: JournalHeader
+    cases: dict[str, CaseResult] = field(default_factory=dict)
+    invalid: list[InvalidEntry] = field(default_factory=list)
+    collected: set[str] = field(default_factory=set)
+    end: JournalEnd | None = None
+
+
+class JournalWriter:
+    """Appends a run's records to ``path`` (truncated first), one flushed JSON line each."""
+
+    def __init__(self, path: Path, header: JournalHeader) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._stream: IO[str] | None = open(path, "w", encoding="utf-8")
+        self._write("header", header.model_dump_json())
+
+    def collected(self, nodeids: list[str]) -> None:
+        """Record node ids collected (the universe for 'not run')."""
+        self._write("collected", json.dumps(nodeids))
+
+    def case(self, record_json: str) -> None:
+        """Record one case, given as ``CaseResult`` JSON (as it arrived in the test report)."""
+        self._write("case", record_json)
+
+    def invalid(self, entry_json: str) -> None:
+        """Record one broken gold-set entry, given as ``InvalidEntry`` JSON."""
+        self._write("invalid", entry_json)
+
+    def end(self, end: JournalEnd) -> None:
+        """Record the end of the session and close the file."""
+        self._write("end", end.model_dump_json())
+        self.close()
+
+    def close(self) -> None:
+        """Close the file (records written so far stay)."""
+        if self._stream is not None:
+            self._stream.close()
+            self._stream = None
+
+    def _write(self, kind: str, payload: str) -> None:
+        if self._stream is None:
+            return
+        self._stream.write(f'{{"{kind}": {payload}}}\n')
+        self._stream.flush()  # in the OS's hands now: a killed process loses nothing written
+
+
+def read_journal(path: Path) -> RunRecords:
+    """Return the records of the journal at ``path``; a torn last line (a killed writer) is skipped.
+
+    Raises ``JournalError`` naming the file and line when it has no header or a line is not a record.
+    """
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise JournalError(f"{path}: cannot read the journal: {exc.strerror or exc}") from None
+    records: RunRecords | None = None
+    for number, line in enumerate(lines, start=1):
+        try:
+            kind, payload = _parse_line(line)
+            if records is None:
+                if kind != "header":
+                    raise ValueError("the first line must be the header")
+                records = RunRecords(JournalHeader.model_validate(payload))
+            else:
+                _add(records, kind, payload)
+        except (ValueError, ValidationError) as exc:
+            if number == len(lines) and records is not None:
+                break  # the writer was killed mid-line
+            raise JournalError(f"{path}:{number}: not a journal record: {str(exc).splitlines()[0]}") from None
+    if records is None:
+        raise JournalError(f"{path}: empty journal (no header line)")
+    return records
+
+
+def _parse_line(line: str) -> tuple[str, object]:
+    value = json.loads(line)
+    if not isinstance(value, dict) or len(value) != 1:
+        raise ValueError("expected one {kind: payload} object")
+    ((kind, payload),) = value.items()
+    return str(kind), payload
+
+
+def _add(records: RunRecords, kind: str, payload: object) -> None:
+    if kind == "case":
+        case = CaseResult.model_validate(payload)
+        records.cases[case.nodeid] = case
+    elif kind == "invalid":
+        records.invalid.append(InvalidEntry.model_validate(payload))
+    elif kind == "collected":
+        if not isinstance(payload, list):
+            raise ValueError("collected must be a list of node ids")
+        records.collected.update(str(n) for n in payload)
+    elif kind == "end":
+        records.end = JournalEnd.model_validate(payload)
+    else:
+        raise ValueError(f"unknown record kind {kind!r}")
