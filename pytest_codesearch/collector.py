@@ -63,7 +63,8 @@ class RunCollector:
         """Journal the case record a call report carries; a crashed worker's case becomes ``crashed``."""
         record = getattr(report, CASE_ATTRIBUTE, None)
         if record is not None:
-            self._case(CaseResult.model_validate_json(record), record)
+            local = self.state.local_results.pop(report.nodeid, None)
+            self._case(local if local is not None else CaseResult.model_validate_json(record), record)
         invalid = getattr(report, INVALID_ATTRIBUTE, None)
         if invalid is not None and report.when == "call":
             self.records.invalid.append(InvalidEntry.model_validate_json(invalid))

@@ -206,7 +206,7 @@ def _score(
         directories=normalized.directories,
         f_beta=settings.f_beta,
     )
-    sources = SourceFiles(snapshot.root)
+    sources = _sources_for(snapshot)
     metrics.update(_finer_metrics(spec.case, answer, snapshot, metrics["recall"], settings.ks, sources))
     record["metrics"] = metrics
     cutoff = miss_cutoff(settings.ks)
@@ -214,6 +214,20 @@ def _score(
         record["failure_category"] = classify_miss(
             spec.case.query, relevance, normalized.paths, normalized.directories, sources, cutoff
         )
+
+
+_SOURCES: dict[Path, SourceFiles] = {}
+_SOURCES_KEPT = 2
+"""Snapshots whose file texts stay cached (the seeded order runs a snapshot's cases together)."""
+
+
+def _sources_for(snapshot: Snapshot) -> SourceFiles:
+    """Return the text reader of ``snapshot``, shared by its cases so each file is read once."""
+    sources = _SOURCES.pop(snapshot.root, None) or SourceFiles(snapshot.root)
+    _SOURCES[snapshot.root] = sources  # most recently used last
+    while len(_SOURCES) > _SOURCES_KEPT:
+        del _SOURCES[next(iter(_SOURCES))]
+    return sources
 
 
 def _answer_extras(answer: RetrievalResult, sources: list[int]) -> dict[str, Any]:

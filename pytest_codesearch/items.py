@@ -45,6 +45,7 @@ class GoldsetFile(pytest.File):
                 self, name="goldset-file", goldset=display, line=0, error=loaded.error, case_id=None
             )
         repo, base, repo_error = self._default_repo(loaded.metadata)
+        fixtureinfo = None
         for entry in loaded.entries:
             if entry.case is None:
                 yield BrokenEntryItem.from_parent(
@@ -67,9 +68,13 @@ class GoldsetFile(pytest.File):
                 repo_error=case_error,
             )
             for choice in state.choices:
-                yield CaseItem.from_parent(
-                    self, name=f"{case.id}[{choice.name}]", callobj=_codesearch_case, spec=spec, choice=choice
+                item = CaseItem.from_parent(
+                    self, name=f"{case.id}[{choice.name}]", callobj=_codesearch_case, spec=spec, choice=choice,
+                    fixtureinfo=fixtureinfo,
                 )
+                # every item of the file needs the same fixtures: resolve them once, not per item
+                fixtureinfo = fixtureinfo or getattr(item, "_fixtureinfo", None)
+                yield item
 
     def display_path(self) -> str:
         """Return the file's path relative to the rootdir, as in node ids."""

@@ -164,13 +164,26 @@ def _key(option: str) -> str:
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Build every selected agent once before any case runs: one that cannot be built is a usage error."""
     state = session.config.stash.get(STATE, None)
-    if state is None or hasattr(session.config, "workerinput") or session.config.option.collectonly:
+    if state is None:
+        return
+    from pytest_codesearch.runner.inprocess import watch_ctrl_c
+
+    watch_ctrl_c()  # from now on an agent's own KeyboardInterrupt is its error, not the end of the run
+    if hasattr(session.config, "workerinput") or session.config.option.collectonly:
         return
     from pytest_codesearch.agents.pool import check_agents
 
     problems = check_agents(state.choices, session.config)
     if problems:
         raise pytest.UsageError("\n".join(problems))
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Give SIGINT back to pytest's handler."""
+    if STATE in config.stash:
+        from pytest_codesearch.runner.inprocess import unwatch_ctrl_c
+
+        unwatch_ctrl_c()
 
 
 def _config_path(config: pytest.Config) -> Path:
@@ -288,7 +301,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     from pytest_codesearch.items import CASE_RESULT, BrokenEntryItem, CaseItem
 
     if isinstance(item, CaseItem) and CASE_RESULT in item.stash:
-        setattr(report, CASE_ATTRIBUTE, item.stash[CASE_RESULT].model_dump_json())
+        result = item.stash[CASE_RESULT]
+        setattr(report, CASE_ATTRIBUTE, result.model_dump_json())
+        item.config.stash[STATE].local_results[item.nodeid] = result
     elif isinstance(item, BrokenEntryItem):
         setattr(report, INVALID_ATTRIBUTE, item.invalid_entry().model_dump_json())
     return report

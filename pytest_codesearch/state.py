@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -24,6 +24,9 @@ class RunState:
     seed: int
     snapshots: SnapshotStore
     worker_id: str | None
+    local_results: dict[str, Any] = field(default_factory=dict)
+    """Case records made in this process, by node id: the controller of a serial run takes them from
+    here instead of parsing the JSON its own reports carry (under xdist it parses)."""
 
 
 STATE = pytest.StashKey[RunState]()

@@ -103,6 +103,7 @@ def coerce_result(name: str, raw: Any) -> RetrievalResult:
     )
 
 
+_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 METADATA_MAX_BYTES = 65_536
 """The most metadata one answer may carry, as compact JSON: it is kept in every case record."""
 
@@ -111,10 +112,12 @@ def _checked_metadata(name: str, metadata: Any) -> dict[str, Any]:
     """Return the answer's metadata if it is a JSON-native mapping of bounded size, else raise ContractError."""
     if not isinstance(metadata, dict):
         raise ContractError(f"agent {name!r} returned metadata of type {type(metadata).__qualname__}: use a dict")
+    if not metadata:
+        return metadata
     problem = _json_problem(metadata, "metadata")
     if problem is not None:
         raise ContractError(f"agent {name!r} returned {problem}: use str, int, float, bool, None, list or dict")
-    size = len(json.dumps(metadata, separators=(",", ":"), ensure_ascii=False).encode())
+    size = len(_COMPACT.encode(metadata).encode())
     if size > METADATA_MAX_BYTES:
         raise ContractError(
             f"agent {name!r} returned {size:,} bytes of metadata; at most {METADATA_MAX_BYTES:,} are kept per answer"

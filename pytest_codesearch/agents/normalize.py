@@ -7,6 +7,7 @@ import posixpath
 from collections.abc import Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path, PurePath
 
 
@@ -35,7 +36,7 @@ def normalize_paths(
     whitespace stripped and backslashes read as separators. ``..`` segments are resolved lexically and an
     entry that leaves the root (or is the root itself) is dropped. Comparison is case-sensitive.
     """
-    roots = _root_forms(snapshot_root)
+    roots = _root_forms(os.fspath(snapshot_root))
     paths: list[str] = []
     sources: list[int] = []
     seen: set[str] = set()
@@ -69,7 +70,8 @@ def _spellings(entry: str) -> Iterator[str]:
         yield lenient
 
 
-def _root_forms(snapshot_root: Path) -> tuple[str, ...]:
+@lru_cache(maxsize=64)
+def _root_forms(snapshot_root: str) -> tuple[str, ...]:
     """Return the posix spellings of the root an agent may use: as given and with symlinks resolved."""
     given = posixpath.normpath(PurePath(os.path.abspath(snapshot_root)).as_posix())
     real = posixpath.normpath(PurePath(os.path.realpath(snapshot_root)).as_posix())

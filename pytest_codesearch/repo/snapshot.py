@@ -76,6 +76,7 @@ class SnapshotStore:
         self.cache_dir = Path(cache_dir).absolute()
         self.materialize = materialize
         self._snapshots: dict[tuple[Path, str | None], Snapshot] = {}
+        self._resolved: dict[Path, Path] = {}
         self._repositories: dict[Path, pygit2.Repository] = {}
         self._written: set[str] = set()
         self._subtrees: SubtreeMemo = {}
@@ -87,7 +88,10 @@ class SnapshotStore:
         A relative ``repo`` is taken from the current directory. Raises ``SnapshotError`` when the
         directory, repository or revision cannot be used.
         """
-        path = _existing_directory(Path(repo))
+        given = Path(repo)
+        path = self._resolved.get(given)
+        if path is None:
+            path = self._resolved[given] = _existing_directory(given)
         key = (path, base_commit)
         if key not in self._snapshots:
             if base_commit is None:

@@ -5,8 +5,7 @@ from __future__ import annotations
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pytest_codesearch.agents.adapter import AgentHandle, coerce_result
@@ -85,43 +84,56 @@ def _timed(retrieve: Callable[[str], Any], query: str) -> tuple[Any, int]:
 def run_agent_code(what: str, function: Callable[[], T], budget_s: float | None = None) -> T:
     """Run agent code within ``budget_s``; what it raises becomes ``AgentError`` chained to the original.
 
-    ``KeyboardInterrupt``, ``SystemExit`` and ``pytest.exit()`` raised by the agent are its errors, not
-    the end of the session; a Ctrl-C pressed by the user during the call still ends the session.
+    ``SystemExit`` and ``pytest.exit()`` raised by the agent are its errors, not the end of the session;
+    so is a ``KeyboardInterrupt`` once ``watch_ctrl_c()`` runs, unless a SIGINT (the user's Ctrl-C)
+    arrived during the call: that still ends the session.
     """
-    with _watch_ctrl_c() as pressed:
-        try:
-            with deadline(budget_s):
-                return function()
-        except DeadlineExceeded:
-            raise AgentTimeout(f"{what} took longer than its budget of {budget_s:g} s") from None
-        except ContractError:
+    presses = _CTRL_C.presses
+    try:
+        with deadline(budget_s):
+            return function()
+    except DeadlineExceeded:
+        raise AgentTimeout(f"{what} took longer than its budget of {budget_s:g} s") from None
+    except ContractError:
+        raise
+    except KeyboardInterrupt as exc:
+        if _CTRL_C.presses != presses or not _CTRL_C.watching:
             raise
-        except KeyboardInterrupt as exc:
-            if pressed():
-                raise
-            raise AgentError(f"while {what}") from exc
-        except BaseException as exc:  # SystemExit, pytest outcomes, anything the agent raises
-            raise AgentError(f"while {what}") from exc
+        raise AgentError(f"while {what}") from exc
+    except BaseException as exc:  # SystemExit, pytest outcomes, anything the agent raises
+        raise AgentError(f"while {what}") from exc
 
 
-@contextmanager
-def _watch_ctrl_c() -> Iterator[Callable[[], bool]]:
-    """Yield a function telling whether SIGINT arrived during the body (the user, not the agent)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield lambda: True  # cannot tell: treat any KeyboardInterrupt as the user's
-        return
-    pressed = False
-    previous = signal.getsignal(signal.SIGINT)
+class _CtrlCCounter:
+    """Counts the SIGINTs this process receives, so a KeyboardInterrupt can be told apart from the user's."""
 
-    def on_sigint(signum: int, frame: Any) -> Any:
-        nonlocal pressed
-        pressed = True
-        if callable(previous):
-            return previous(signum, frame)
+    def __init__(self) -> None:
+        self.presses = 0
+        self.watching = False
+        self._previous: Any = None
+
+    def install(self) -> None:
+        """Count SIGINTs from now on (main thread only), then hand each to the handler that was there."""
+        if self.watching or threading.current_thread() is not threading.main_thread():
+            return
+        self._previous = signal.getsignal(signal.SIGINT)
+        signal.signal(signal.SIGINT, self._on_sigint)
+        self.watching = True
+
+    def uninstall(self) -> None:
+        """Give SIGINT back to the handler found at ``install``."""
+        if self.watching and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, self._previous)
+            self.watching = False
+
+    def _on_sigint(self, signum: int, frame: Any) -> Any:
+        self.presses += 1
+        if callable(self._previous):
+            return self._previous(signum, frame)
         raise KeyboardInterrupt
 
-    signal.signal(signal.SIGINT, on_sigint)
-    try:
-        yield lambda: pressed
-    finally:
-        signal.signal(signal.SIGINT, previous)
+
+_CTRL_C = _CtrlCCounter()
+watch_ctrl_c = _CTRL_C.install
+"""Start telling the user's Ctrl-C from an agent's own KeyboardInterrupt (call once per session)."""
+unwatch_ctrl_c = _CTRL_C.uninstall
