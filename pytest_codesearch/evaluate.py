@@ -155,7 +155,7 @@ def failure_message(failure: Exception) -> str:
     """Return the one-line error a record keeps: the agent's exception for an ``AgentError``."""
     cause = failure.__cause__
     if isinstance(failure, AgentError) and cause is not None:
-        return f"{type(cause).__name__}: {cause}"
+        return f"{getattr(cause, 'type_name', type(cause).__name__)}: {cause}"
     return str(failure)
 
 

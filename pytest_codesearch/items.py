@@ -157,6 +157,9 @@ class CaseItem(pytest.Function):
             return f"{self.spec.goldset}:{self.spec.line}: {failure}"
         if isinstance(failure, (AgentTimeout, AgentCrashed)):
             return f"agent {self.choice.name!r}, case {self.spec.case.id!r}: {failure}"
+        if isinstance(failure, AgentError) and hasattr(failure.__cause__, "traceback_text"):
+            text = getattr(failure.__cause__, "traceback_text")
+            return f"{text}\nagent {self.choice.name!r} raised this {failure} in its child process (case {self.spec.case.id!r})"
         if isinstance(failure, AgentError) and failure.__cause__ is not None:
             cause = pytest.ExceptionInfo.from_exception(failure.__cause__)
             style = self.config.getoption("tbstyle", "auto")

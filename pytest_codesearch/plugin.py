@@ -72,6 +72,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="budget of one retrieve() call: a slower answer is status 'timeout', scored 0")
     group.addoption("--codesearch-index-timeout", default=None, metavar="SECONDS",
                     help="budget of one initialize() call (default 600)")
+    group.addoption("--codesearch-isolate", default=None, metavar="LEVEL",
+                    help="where agents run: none (this process), process (a child process per agent: "
+                    "hard budgets, crashes contained), auto (process when --codesearch-timeout is set; default)")
     group.addoption("--codesearch-config", default=None, metavar="FILE",
                     help="YAML benchmark config: dataset, evaluation, agents, output (options override it)")
     group.addoption("--codesearch-alpha", default=None, metavar="A",
@@ -136,7 +139,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 _OPTIONS = ("agent", "seed", "runs", "k", "ks", "report_dir", "cache_dir", "f_beta", "bootstrap", "alpha",
-            "timeout", "index_timeout", "config")
+            "timeout", "index_timeout", "isolate", "config")
 _INI = ("agent", "runs", "ks", "report_dir", "cache_dir", "bootstrap", "alpha", "config")
 
 
@@ -171,11 +174,16 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     watch_ctrl_c()  # from now on an agent's own KeyboardInterrupt is its error, not the end of the run
     if hasattr(session.config, "workerinput") or session.config.option.collectonly:
         return
-    from pytest_codesearch.agents.pool import check_agents
+    from pytest_codesearch.agents.pool import check_agents, isolation_problems
 
-    problems = check_agents(state.choices, session.config)
+    errors, notes = isolation_problems(state.choices, state.settings.isolation)
+    problems = errors + check_agents(state.choices, session.config)
     if problems:
         raise pytest.UsageError("\n".join(problems))
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    for note in notes:
+        if reporter is not None:
+            reporter.write_line(f"codesearch: {note}", yellow=True)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -254,7 +262,8 @@ def codesearch_pool(request: pytest.FixtureRequest) -> Iterator[AgentPool]:
     """The agents of this process: created on first use, torn down at the end of the session."""
     from pytest_codesearch.agents.pool import AgentPool
 
-    pool = AgentPool(request, request.getfixturevalue)
+    settings = request.config.stash[STATE].settings
+    pool = AgentPool(request, request.getfixturevalue, isolate=settings.isolation)
     yield pool
     pool.close()
 

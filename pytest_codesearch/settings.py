@@ -36,9 +36,17 @@ class Settings:
     alpha: float = DEFAULT_ALPHA
     timeout: float | None = None
     index_timeout: float | None = None
+    isolate: str = "auto"
     randomize: bool = True
     formats: tuple[str, ...] = ("json", "csv", "markdown")
     config_path: Path | None = None
+
+    @property
+    def isolation(self) -> str:
+        """Return the isolation level the pool uses: ``auto`` means ``none`` unless a retrieval budget is set."""
+        if self.isolate == "auto" and self.timeout is None:
+            return "none"
+        return self.isolate
 
     @property
     def active(self) -> bool:
@@ -135,11 +143,19 @@ def build_settings(raw: Mapping[str, object], base: Path, cache_base: Path) -> S
         bootstrap=parse_positive_int(get("bootstrap", DEFAULT_BOOTSTRAP), "--codesearch-bootstrap", minimum=100),
         alpha=parse_float(get("alpha", DEFAULT_ALPHA), "--codesearch-alpha", 0.0, 1.0),
         timeout=None if get("timeout") is None else parse_float(get("timeout"), "--codesearch-timeout", 0.0),
+        isolate=_parse_choice(get("isolate", "auto"), "--codesearch-isolate", ("auto", "none", "process")),
         index_timeout=parse_float(get("index_timeout", DEFAULT_INDEX_TIMEOUT), "--codesearch-index-timeout", 0.0),
         randomize=bool(get("randomize", True)),
         formats=_parse_formats(formats),
         config_path=None if get("config") is None else Path(str(get("config"))),
     )
+
+
+def _parse_choice(value: object, where: str, choices: tuple[str, ...]) -> str:
+    text = str(value).strip()
+    if text not in choices:
+        raise SettingsError(f"{where}: expected one of {', '.join(choices)}, got {value!r}")
+    return text
 
 
 def _parse_formats(formats: Sequence[str]) -> tuple[str, ...]:

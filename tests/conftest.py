@@ -13,6 +13,7 @@ import pytest
 import pytest_codesearch.agents.builtin  # noqa: F401
 import pytest_codesearch.collector  # noqa: F401
 import pytest_codesearch.items  # noqa: F401
+import pytest_codesearch.runner.process  # noqa: F401  (multiprocessing.connection must not be imported twice)
 from example_project import write_project
 
 

@@ -393,7 +393,8 @@ def test_timeout_fails_the_slow_case_and_the_run_goes_on(
     result.assert_outcomes(passed=2, failed=1)
     cases = {c["id"]: c for c in read_results(pytester.path)["cases"]}
     assert cases["login"]["status"] == "timeout"
-    assert cases["login"]["error"] == "retrieving took longer than its budget of 0.5 s"
+    # a budget runs agents that can be rebuilt in a child process, which is killed at the deadline
+    assert cases["login"]["error"] == "retrieving took longer than its budget of 0.5 s (the child process was killed)"
     assert cases["login"]["metrics"]["f1"] == 0.0
     assert cases["app"]["metrics"]["f1"] == 1.0
 

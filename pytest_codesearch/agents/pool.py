@@ -51,12 +51,19 @@ class _CheckRequest:
         raise _Unavailable(name)
 
 
-class AgentPool:
-    """Creates each agent once per process, behind an in-process runner."""
+ISOLATION_LEVELS = ("auto", "none", "process")
+"""``none``: agents run in the pytest process (soft budgets); ``process``: each in a child process (hard
+budgets, crash isolation); ``auto``: ``process`` for agents that can be rebuilt in a child, else ``none``
+(the pool is given ``auto`` only when a retrieval budget is set)."""
 
-    def __init__(self, request: Any, fixture: Callable[[str], Any]) -> None:
+
+class AgentPool:
+    """Creates each agent once per process, behind the runner its isolation level asks for."""
+
+    def __init__(self, request: Any, fixture: Callable[[str], Any], isolate: str = "none") -> None:
         self._request = request
         self._fixture = fixture
+        self._isolate = isolate
         self._runners: dict[str, AgentRunner] = {}
         self._generators: list[Iterator[Any]] = []
 
@@ -64,10 +71,21 @@ class AgentPool:
         """Return the runner of ``choice``, creating the agent on first use."""
         runner = self._runners.get(choice.name)
         if runner is None:
-            agent = create_agent(choice, self._request, self._fixture, self._generators)
-            runner = InProcessRunner(choice.name, adapt_agent(choice.name, agent))
-            self._runners[choice.name] = runner
+            runner = self._runners[choice.name] = self._create_runner(choice)
         return runner
+
+    def _create_runner(self, choice: AgentChoice) -> AgentRunner:
+        if self._isolate in ("process", "auto"):
+            from pytest_codesearch.runner.process import ProcessRunner
+            from pytest_codesearch.runner.recipe import NotRebuildable, recipe_for
+
+            try:
+                return ProcessRunner(choice.name, recipe_for(choice))
+            except NotRebuildable:
+                if self._isolate == "process":
+                    raise  # the session-start check said so already; auto falls back to this process
+        agent = create_agent(choice, self._request, self._fixture, self._generators)
+        return InProcessRunner(choice.name, adapt_agent(choice.name, agent))
 
     def close(self) -> None:
         """Close the runners, then run generator teardowns (last created first)."""
@@ -97,6 +115,29 @@ def close_generators(generators: list[Iterator[Any]]) -> None:
             pass
         else:
             raise RuntimeError(f"agent fixture {generator!r} yielded more than once")
+
+
+def isolation_problems(choices: Sequence[AgentChoice], isolate: str) -> tuple[list[str], list[str]]:
+    """Return (errors, notes) about running ``choices`` in child processes at isolation level ``isolate``.
+
+    With ``process`` an agent that cannot be rebuilt in a child is an error; with ``auto`` it runs in
+    this process instead, and a note says so.
+    """
+    if isolate not in ("process", "auto"):
+        return [], []
+    from pytest_codesearch.runner.recipe import NotRebuildable, recipe_for
+
+    errors: list[str] = []
+    notes: list[str] = []
+    for choice in choices:
+        try:
+            recipe_for(choice)
+        except NotRebuildable as exc:
+            if isolate == "process":
+                errors.append(str(exc))
+            else:
+                notes.append(f"{exc}; it runs in this process, where its budget is soft")
+    return errors, notes
 
 
 def check_agents(choices: Sequence[AgentChoice], config: Any) -> list[str]:

@@ -1,0 +1,83 @@
+"""The child process's side of the process runner: build the agent, then serve the parent's requests.
+
+Messages are tuples over a ``multiprocessing`` pipe. The parent sends ``("prepare", root)``,
+``("observe", case)``, ``("run", query)`` and ``("close",)``; the child answers each with
+``("ok", value)``, ``("raised", what, type name, message, traceback text)`` or
+``("contract", message)``. Retrieval is timed here, around the agent's call alone.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+import traceback
+from typing import Any
+
+from pytest_codesearch.agents.adapter import AgentHandle, adapt_agent, coerce_result
+from pytest_codesearch.agents.contract import ContractError
+from pytest_codesearch.runner.recipe import AgentRecipe, build_agent
+
+
+def serve(conn: Any, recipe: AgentRecipe, sys_path: list[str], cwd: str) -> None:
+    """Build the agent and answer requests until ``close`` or the parent goes away.
+
+    ``sys_path`` and ``cwd`` are the parent's at the time the child starts (a fork server started
+    earlier knows only those of its own start).
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    sys.path[:] = sys_path
+    os.chdir(cwd)
+    try:
+        handle = adapt_agent(recipe.agent, build_agent(recipe))
+    except ContractError as exc:
+        conn.send(("contract", str(exc)))
+        return
+    except BaseException as exc:  # the factory's own error
+        conn.send(_raised("creating the agent", exc))
+        return
+    obj = handle.obj
+    sanity = callable(getattr(obj, "observe_case", None)) and type(obj).__module__.startswith("pytest_codesearch.")
+    conn.send(("ok", (bool(getattr(obj, "needs_directory", True)), sanity)))
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            return
+        if message[0] == "close":
+            handle.close()
+            return
+        conn.send(_handle(handle, message))
+
+
+def _handle(handle: AgentHandle, message: tuple[Any, ...]) -> tuple[Any, ...]:
+    op = message[0]
+    what = {"prepare": "initializing", "observe": "observing", "run": "retrieving"}.get(op, op)
+    try:
+        if op == "prepare":
+            start = time.perf_counter_ns()
+            handle.initialize(message[1])
+            return ("ok", (time.perf_counter_ns() - start) / 1e6)
+        if op == "observe":
+            handle.obj.observe_case(message[1])
+            return ("ok", None)
+        if op == "run":
+            try:
+                handle.reset()
+            except BaseException as exc:
+                return _raised("resetting", exc)
+            start = time.perf_counter_ns()
+            raw = handle.retrieve(message[1])
+            elapsed = time.perf_counter_ns() - start
+            return ("ok", (coerce_result(handle.name, raw), elapsed / 1e6))
+    except ContractError as exc:
+        return ("contract", str(exc))
+    except BaseException as exc:  # SystemExit, KeyboardInterrupt, pytest outcomes: the agent's error
+        return _raised(what, exc)
+    return ("contract", f"unknown request {op!r}")
+
+
+def _raised(what: str, exc: BaseException) -> tuple[str, str, str, str, str]:
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    return ("raised", what, type(exc).__name__, str(exc), text)

@@ -1,0 +1,173 @@
+"""Hostile agents: hangs, GIL-holding spins, swallowed interrupts, exits and segfaults, contained."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+import os
+from pathlib import Path
+
+import pytest
+
+from example_project import read_results, write_project
+
+HOSTILE = """
+import ctypes
+import os
+import time
+import pytest_codesearch as pcs
+
+def _behave(query):
+    if query == "login view":
+        time.sleep(30)                          # sleeps past the deadline
+    elif query == "check password hashing":
+        sum(range(10 ** 11))                    # one C call holding the GIL
+    elif query == "create the flask app":
+        end = time.monotonic() + 30
+        while time.monotonic() < end:           # swallows every interrupt
+            try:
+                time.sleep(0.05)
+            except BaseException:
+                pass
+    elif query == "exit":
+        os._exit(3)
+    elif query == "segfault":
+        ctypes.string_at(0)
+    return ["src/app.py"]
+
+@pcs.agent(name="hostile")
+def hostile():
+    return _behave
+"""
+
+EXTRA_CASES = [
+    {"id": "exit", "query": "exit", "ground_truth_files": ["src/app.py"]},
+    {"id": "segfault", "query": "segfault", "ground_truth_files": ["src/app.py"]},
+    {"id": "fine", "query": "fine", "ground_truth_files": ["src/app.py"]},
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dist", ["-n0", "-n2"])
+def test_process_isolation_contains_every_kind_of_misbehaviour(
+    pytester: pytest.Pytester, make_conftest: Callable[[str], None], dist: str
+) -> None:
+    from example_project import CASES
+
+    write_project(pytester.path, [*CASES, *EXTRA_CASES])
+    make_conftest(HOSTILE)
+    result = pytester.runpytest_subprocess(
+        "--codesearch-agent=hostile", "--codesearch-isolate=process", "--codesearch-timeout=1",
+        "--codesearch-runs=1", dist,
+    )
+    result.assert_outcomes(passed=1, failed=5)
+    data = read_results(pytester.path)
+    cases = {c["id"]: c for c in data["cases"]}
+    assert len(cases) == 6 and data["not_run"] == []
+    for case_id in ("login", "password", "app"):
+        assert cases[case_id]["status"] == "timeout", case_id
+        assert cases[case_id]["error"] == "retrieving took longer than its budget of 1 s (the child process was killed)"
+        assert cases[case_id]["metrics"]["f1"] == 0.0
+    assert cases["exit"]["status"] == "crashed"
+    assert cases["exit"]["error"] == "the child process running the agent died while retrieving (exit code 3)"
+    assert cases["segfault"]["status"] == "crashed"
+    assert cases["segfault"]["error"] == "the child process running the agent died while retrieving (SIGSEGV)"
+    assert cases["fine"]["status"] == "ok" and cases["fine"]["metrics"]["f1"] == 1.0
+    counts = data["agents"]["hostile"]["counts"]
+    assert (counts["ok"], counts["timeout"], counts["crashed"]) == (1, 3, 2)
+
+
+def test_a_fixture_agent_cannot_run_in_a_child_and_the_error_names_the_fallback(
+    pytester: pytest.Pytester, project: Path, make_conftest: Callable[[str], None]
+) -> None:
+    make_conftest(
+        """
+        import pytest_codesearch as pcs
+
+        @pcs.agent(name="needs-tmp")
+        def needs_tmp(tmp_path_factory):
+            return lambda query: ["src/app.py"]
+        """
+    )
+    result = pytester.runpytest("--codesearch-agent=needs-tmp", "--codesearch-isolate=process")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([
+        "ERROR: agent 'needs-tmp' cannot run in a child process: its fixture asks for tmp_path_factory, which "
+        "exist only in the pytest session. * or run it in process with --codesearch-isolate=none"
+    ])
+
+
+def test_with_a_budget_a_fixture_agent_runs_in_process_and_says_so(
+    pytester: pytest.Pytester, project: Path, make_conftest: Callable[[str], None]
+) -> None:
+    make_conftest(
+        """
+        import pytest_codesearch as pcs
+
+        @pcs.agent(name="needs-tmp")
+        def needs_tmp(tmp_path_factory):
+            return lambda query: ["src/app.py"]
+        """
+    )
+    result = pytester.runpytest("--codesearch-agent=needs-tmp", "--codesearch-timeout=5")
+    result.assert_outcomes(passed=3)
+    result.stdout.fnmatch_lines(["codesearch: agent 'needs-tmp' cannot run in a child process*its budget is soft"])
+
+
+def test_agent_errors_in_the_child_show_the_agents_traceback(
+    pytester: pytest.Pytester, project: Path, make_conftest: Callable[[str], None]
+) -> None:
+    make_conftest(
+        """
+        import pytest_codesearch as pcs
+
+        def broken_search(query):
+            raise ValueError(f"no index for {query!r}")
+
+        @pcs.agent(name="broken")
+        def broken():
+            return broken_search
+        """
+    )
+    result = pytester.runpytest("--codesearch-agent=broken", "--codesearch-isolate=process", "-k", "login")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        "*in broken_search*", "*ValueError: no index for 'login view'",
+        "agent 'broken' raised this while retrieving in its child process (case 'login')",
+    ])
+    (case,) = read_results(pytester.path)["cases"]
+    assert (case["status"], case["error"]) == ("error", "ValueError: no index for 'login view'")
+
+
+def test_yaml_and_parametrized_agents_are_rebuilt_in_the_child(
+    pytester: pytest.Pytester, project: Path, make_conftest: Callable[[str], None]
+) -> None:
+    (pytester.path / "agents_mod.py").write_text(
+        "import os\n"
+        "class Pid:\n"
+        "    def __init__(self, answer): self.answer = answer\n"
+        "    def initialize(self, repo_path): pass\n"
+        "    def retrieve(self, query): return [self.answer, str(os.getpid())]\n"
+        "    def reset(self): pass\n"
+    )
+    (pytester.path / "bench.yaml").write_text(
+        "agents:\n  - name: pid\n    class: agents_mod:Pid\n    config: {answer: src/app.py}\n"
+    )
+    make_conftest(
+        """
+        import pytest_codesearch as pcs
+
+        @pcs.agent(name="grid", params=["src/app.py", "src/routes.py"], ids=["app", "routes"])
+        def grid(request):
+            return lambda query: [request.param]
+        """
+    )
+    result = pytester.runpytest(
+        "--codesearch-config=bench.yaml", "--codesearch-agent=pid,grid", "--codesearch-isolate=process"
+    )
+    result.assert_outcomes(passed=9)
+    cases = {c["agent"]: c for c in read_results(pytester.path)["cases"] if c["id"] == "app"}
+    assert cases["grid[app]"]["retrieved"] == ["src/app.py"]
+    assert cases["grid[routes]"]["retrieved"] == ["src/routes.py"]
+    assert cases["pid"]["retrieved"] == ["src/app.py"]
+    (child_pid,) = cases["pid"]["dropped"]
+    assert child_pid != str(os.getpid())  # the agent answered from another process
