@@ -11,7 +11,7 @@ The public API an agent author needs::
 
 from __future__ import annotations
 
-from pytest_codesearch.agents.contract import RetrievalAgent, RetrievalResult, Span
+from pytest_codesearch.agents.contract import NonRetryableError, RetrievalAgent, RetrievalResult, Span
 from pytest_codesearch.agents.registry import agent
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +24,7 @@ __all__ = [
     "GoldSet",
     "GoldSetMetadata",
     "GroundTruthFile",
+    "NonRetryableError",
     "RetrievalAgent",
     "RetrievalResult",
     "Span",

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,7 +15,7 @@ from pytest_codesearch.agents.sanity import CaseInfo
 from pytest_codesearch.goldset.model import TestCase
 from pytest_codesearch.repo.snapshot import Snapshot, SnapshotError, SnapshotStore, suggest_path
 from pytest_codesearch.report.model import CaseResult
-from pytest_codesearch.runner.base import AgentCrashed, AgentError, AgentRunner, AgentTimeout
+from pytest_codesearch.runner.base import AgentCrashed, AgentError, AgentTimeout, Answers
 from pytest_codesearch.runner.inprocess import run_agent_code
 from pytest_codesearch.scoring import (
     SourceFiles,
@@ -36,6 +37,10 @@ if TYPE_CHECKING:
 
 MAX_EXTRA_ENTRIES = 1_000
 """Spans and symbols kept per answer in the case record (the rest are still scored)."""
+RETRY_BACKOFF_S = 0.5
+"""Wait before the first retry; it doubles with each further attempt."""
+RETRY_BACKOFF_MAX_S = 30.0
+"""The longest wait between two attempts."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +73,10 @@ class EvalSettings:
     """Seconds one ``retrieve`` call may take (None: no limit)."""
     index_timeout: float | None = None
     """Seconds one ``initialize`` call may take (None: no limit)."""
+    retries: int = 0
+    """Further attempts at a case whose agent raised something retryable."""
+    max_answer: int = 1000
+    """Entries of an answer that are kept; the rest are cut (and the case says how long it was)."""
 
 
 class CaseError(Exception):
@@ -106,13 +115,7 @@ def evaluate_case(
     try:
         snapshot = _snapshot_for(spec, snapshots)
         record["snapshot"] = snapshot.tree_id or str(snapshot.root)
-        runner = run_agent_code("creating the agent", lambda: pool.runner(choice))
-        if runner.needs_directory:
-            _ensure_directory(snapshot, snapshots)
-        prepared = runner.prepare(snapshot, settings.index_timeout)
-        record["index_ms"], record["indexed"] = prepared.index_ms, prepared.indexed
-        runner.observe(CaseInfo(spec.case.id, spec.case.relevance_map(), settings.seed, tuple(sorted(snapshot.files))))
-        answers = runner.answer(spec.case.query, settings.runs, settings.timeout)
+        answers = _ask_with_retries(record, spec, choice, pool, snapshots, snapshot, settings)
         record["latencies_ms"] = answers.latencies_ms
         record["latency_ms"] = statistics.median(answers.latencies_ms)
         first = answers.results[0]
@@ -124,6 +127,51 @@ def evaluate_case(
         refused = CaseError(str(exc))
         return Outcome(_failed_record(record, refused, spec.case, settings), refused)
     return Outcome(CaseResult(status=Status.OK, **record))
+
+
+def _ask_with_retries(
+    record: dict[str, Any],
+    spec: CaseSpec,
+    choice: AgentChoice,
+    pool: AgentPool,
+    snapshots: SnapshotStore,
+    snapshot: Snapshot,
+    settings: EvalSettings,
+) -> Answers:
+    """Return the agent's timed answers, asking again (with backoff) up to ``settings.retries`` times
+    when its code raised something retryable; every failed attempt's error goes in the record."""
+    while True:
+        record["attempts"] += 1
+        try:
+            return _ask(record, spec, choice, pool, snapshots, snapshot, settings)
+        except AgentError as exc:
+            if record["attempts"] > settings.retries or not is_retryable(exc):
+                raise
+            record["retry_errors"].append(failure_message(exc))
+            time.sleep(min(RETRY_BACKOFF_S * 2 ** (record["attempts"] - 1), RETRY_BACKOFF_MAX_S))
+
+
+def _ask(
+    record: dict[str, Any],
+    spec: CaseSpec,
+    choice: AgentChoice,
+    pool: AgentPool,
+    snapshots: SnapshotStore,
+    snapshot: Snapshot,
+    settings: EvalSettings,
+) -> Answers:
+    runner = run_agent_code("creating the agent", lambda: pool.runner(choice))
+    if runner.needs_directory:
+        _ensure_directory(snapshot, snapshots)
+    prepared = runner.prepare(snapshot, settings.index_timeout)
+    record["index_ms"], record["indexed"] = prepared.index_ms, prepared.indexed
+    runner.observe(CaseInfo(spec.case.id, spec.case.relevance_map(), settings.seed, tuple(sorted(snapshot.files))))
+    return runner.answer(spec.case.query, settings.runs, settings.timeout)
+
+
+def is_retryable(failure: AgentError) -> bool:
+    """Return False when the agent marked its exception ``codesearch_retryable = False``."""
+    return getattr(failure.__cause__, "codesearch_retryable", True) is not False
 
 
 def _base_record(spec: CaseSpec, choice: AgentChoice, nodeid: str, worker: str | None) -> dict[str, Any]:
@@ -148,6 +196,8 @@ def _base_record(spec: CaseSpec, choice: AgentChoice, nodeid: str, worker: str |
         "repo": None if spec.repo is None else str(spec.repo),
         "base_commit": spec.base_commit,
         "worker": worker,
+        "attempts": 0,
+        "retry_errors": [],
     }
 
 
@@ -193,9 +243,13 @@ def _ensure_directory(snapshot: Snapshot, snapshots: SnapshotStore) -> None:
 def _score(
     record: dict[str, Any], answer: RetrievalResult, spec: CaseSpec, snapshot: Snapshot, settings: EvalSettings
 ) -> None:
+    if len(answer.files) > settings.max_answer:
+        record["answer_cut_from"] = len(answer.files)
+        answer = replace(answer, files=answer.files[: settings.max_answer], scores=answer.scores[: settings.max_answer])
     normalized = normalize_paths(answer.files, snapshot.root, snapshot.files, snapshot.directories)
     record["retrieved"] = normalized.paths
-    record["dropped"] = normalized.dropped
+    record["dropped"] = normalized.dropped[:MAX_EXTRA_ENTRIES]
+    record["invalid_paths"] = len(normalized.dropped)
     record.update(_answer_extras(answer, normalized.sources))
     relevance = spec.case.relevance_map()
     metrics = score_case(

@@ -189,7 +189,8 @@ def snapshot_group(spec: CaseSpec) -> str:
 def _eval_settings(state: RunState) -> EvalSettings:
     s = state.settings
     return EvalSettings(
-        runs=s.runs, ks=s.ks, k=s.k, seed=state.seed, f_beta=s.f_beta, timeout=s.timeout, index_timeout=s.index_timeout
+        runs=s.runs, ks=s.ks, k=s.k, seed=state.seed, f_beta=s.f_beta, timeout=s.timeout,
+        index_timeout=s.index_timeout, retries=s.retries, max_answer=s.max_answer,
     )
 
 
@@ -221,7 +222,9 @@ def _properties(result: CaseResult) -> list[tuple[str, object]]:
     if result.index_ms is not None:
         props.append(("index_ms", round(float(result.index_ms), 3)))
     props.append(("retrieved_count", len(result.retrieved)))
-    props.append(("dropped_count", len(result.dropped)))
+    props.append(("invalid_paths", result.invalid_paths))
+    if result.attempts > 1:
+        props.append(("attempts", result.attempts))
     if result.nondeterministic:
         props.append(("nondeterministic", True))
     return props

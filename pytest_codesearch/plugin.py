@@ -72,6 +72,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="budget of one retrieve() call: a slower answer is status 'timeout', scored 0")
     group.addoption("--codesearch-index-timeout", default=None, metavar="SECONDS",
                     help="budget of one initialize() call (default 600)")
+    group.addoption("--codesearch-retries", default=None, metavar="N",
+                    help="ask again, with backoff, up to N times when an agent raises (default 0)")
+    group.addoption("--codesearch-max-answer", default=None, metavar="N",
+                    help="entries of an answer that are scored; longer answers are cut (default 1000)")
     group.addoption("--codesearch-isolate", default=None, metavar="LEVEL",
                     help="where agents run: none (this process), process (a child process per agent: "
                     "hard budgets, crashes contained), auto (process when --codesearch-timeout is set; default)")
@@ -139,7 +143,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 _OPTIONS = ("agent", "seed", "runs", "k", "ks", "report_dir", "cache_dir", "f_beta", "bootstrap", "alpha",
-            "timeout", "index_timeout", "isolate", "config")
+            "timeout", "index_timeout", "isolate", "retries", "max_answer", "config")
 _INI = ("agent", "runs", "ks", "report_dir", "cache_dir", "bootstrap", "alpha", "config")
 
 

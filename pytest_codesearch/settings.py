@@ -37,6 +37,8 @@ class Settings:
     timeout: float | None = None
     index_timeout: float | None = None
     isolate: str = "auto"
+    retries: int = 0
+    max_answer: int = 1000
     randomize: bool = True
     formats: tuple[str, ...] = ("json", "csv", "markdown")
     config_path: Path | None = None
@@ -143,6 +145,8 @@ def build_settings(raw: Mapping[str, object], base: Path, cache_base: Path) -> S
         bootstrap=parse_positive_int(get("bootstrap", DEFAULT_BOOTSTRAP), "--codesearch-bootstrap", minimum=100),
         alpha=parse_float(get("alpha", DEFAULT_ALPHA), "--codesearch-alpha", 0.0, 1.0),
         timeout=None if get("timeout") is None else parse_float(get("timeout"), "--codesearch-timeout", 0.0),
+        retries=parse_positive_int(get("retries", 0), "--codesearch-retries", minimum=0),
+        max_answer=parse_positive_int(get("max_answer", 1000), "--codesearch-max-answer"),
         isolate=_parse_choice(get("isolate", "auto"), "--codesearch-isolate", ("auto", "none", "process")),
         index_timeout=parse_float(get("index_timeout", DEFAULT_INDEX_TIMEOUT), "--codesearch-index-timeout", 0.0),
         randomize=bool(get("randomize", True)),

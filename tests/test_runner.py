@@ -185,3 +185,74 @@ def test_agent_exceptions_are_chained_to_agent_error() -> None:
     with pytest.raises(AgentError, match="^while initializing$") as caught:
         run_agent_code("initializing", broken)
     assert isinstance(caught.value.__cause__, ValueError)
+
+
+FLAKY = """
+import pytest_codesearch as pcs
+
+class RateLimited(Exception):
+    pass
+
+class BadKey(pcs.NonRetryableError):
+    pass
+
+calls = {{}}
+
+def search(query):
+    calls[query] = calls.get(query, 0) + 1
+    if query == "login view" and calls[query] <= 2:
+        raise RateLimited(f"429, attempt {{calls[query]}}")
+    if query == "create the flask app":
+        raise BadKey("invalid API key")
+    return ["src/app.py"]
+
+@pcs.agent(name="flaky")
+def flaky():
+    return search
+"""
+
+
+@pytest.mark.parametrize("isolate", ["none", "process"])
+def test_retries_ask_again_after_retryable_errors_only(
+    pytester: pytest.Pytester, project: Path, make_conftest: Callable[[str], None], isolate: str
+) -> None:
+    make_conftest(FLAKY.format())
+    result = pytester.runpytest(
+        "--codesearch-agent=flaky", "--codesearch-retries=2", "--codesearch-runs=1", f"--codesearch-isolate={isolate}"
+    )
+    result.assert_outcomes(passed=2, failed=1)
+    cases = {c["id"]: c for c in read_results(pytester.path)["cases"]}
+    assert (cases["login"]["status"], cases["login"]["attempts"]) == ("ok", 3)
+    assert cases["login"]["retry_errors"] == ["RateLimited: 429, attempt 1", "RateLimited: 429, attempt 2"]
+    assert (cases["app"]["status"], cases["app"]["attempts"], cases["app"]["error"]) == (
+        "error", 1, "BadKey: invalid API key"
+    )
+    assert (cases["password"]["attempts"], cases["password"]["retry_errors"]) == (1, [])
+
+
+def test_long_answers_are_cut_and_invalid_paths_counted(
+    pytester: pytest.Pytester, project: Path, make_conftest: Callable[[str], None]
+) -> None:
+    make_conftest(
+        """
+        import pytest_codesearch as pcs
+
+        @pcs.agent(name="verbose")
+        def verbose():
+            return lambda query: ["../../etc/passwd", "/etc/passwd", "src/app.py", "src/app.py"] + [
+                f"ghost{i}.py" for i in range(100_000)
+            ]
+        """
+    )
+    result = pytester.runpytest("--codesearch-agent=verbose", "--codesearch-runs=1", "-k", "app")
+    result.assert_outcomes(passed=1)
+    data = read_results(pytester.path)
+    (case,) = data["cases"]
+    assert case["retrieved"] == ["src/app.py"]
+    assert case["answer_cut_from"] == 100_004
+    assert case["invalid_paths"] == 1000 - 2  # the bound keeps 1,000 entries: two are the file, once each
+    assert len(case["dropped"]) == 1000 - 2 and case["dropped"][:2] == ["../../etc/passwd", "/etc/passwd"]
+    assert data["warnings"][-2:] == [
+        "agent verbose: 1 answer(s) longer than the bound were cut (longest 100,004)",
+        "agent verbose: 998 answer entries named no file of the snapshot and were dropped",
+    ]

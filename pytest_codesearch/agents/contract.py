@@ -55,3 +55,12 @@ AGENT_METHODS = ("initialize", "retrieve", "reset")
 
 class ContractError(TypeError):
     """An agent object that does not honour the contract."""
+
+
+class NonRetryableError(Exception):
+    """Raise it (or subclass it) from an agent for a failure ``--codesearch-retries`` must not retry.
+
+    Any exception with ``codesearch_retryable = False`` (on its class or instance) counts the same.
+    """
+
+    codesearch_retryable = False

@@ -7,7 +7,7 @@ from pathlib import Path
 from pytest_codesearch.report.aggregate import build_run_report
 from pytest_codesearch.report.compare import HEADLINE_METRICS
 from pytest_codesearch.report.journal import RunRecords, read_journal
-from pytest_codesearch.report.model import RunReport
+from pytest_codesearch.report.model import CaseResult, RunReport
 
 
 def build_report(records: RunRecords) -> RunReport:
@@ -24,7 +24,7 @@ def build_report(records: RunRecords) -> RunReport:
     if records.end is not None:
         update |= {"finished_at": records.end.finished_at, "exit_status": records.end.exit_status}
     run = header.run.model_copy(update=update)
-    return build_run_report(
+    report = build_run_report(
         run,
         cases,
         header.metric_names,
@@ -33,6 +33,22 @@ def build_report(records: RunRecords) -> RunReport:
         optional=header.optional_metric_names,
         compared=header.headline or HEADLINE_METRICS,
     )
+    report.warnings.extend(_answer_warnings(cases))
+    return report
+
+
+def _answer_warnings(cases: list[CaseResult]) -> list[str]:
+    """Return one line per agent whose answers were cut to the bound or held invalid paths."""
+    lines = []
+    for agent in sorted({c.agent for c in cases}):
+        mine = [c for c in cases if c.agent == agent]
+        cut = [c.answer_cut_from for c in mine if c.answer_cut_from is not None]
+        invalid = sum(c.invalid_paths for c in mine)
+        if cut:
+            lines.append(f"agent {agent}: {len(cut)} answer(s) longer than the bound were cut (longest {max(cut):,})")
+        if invalid:
+            lines.append(f"agent {agent}: {invalid:,} answer entries named no file of the snapshot and were dropped")
+    return lines
 
 
 def report_from_journal(path: Path) -> RunReport:

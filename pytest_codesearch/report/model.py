@@ -78,6 +78,14 @@ class CaseResult(_Record):
     failure_category: str | None = Field(
         default=None, description="Why the agent missed the case (hit@10 = 0); null when it did not miss."
     )
+    attempts: int = Field(default=1, description="Times the agent was asked (more than 1 with --codesearch-retries).")
+    retry_errors: list[str] = Field(default_factory=list, description="The error of each failed attempt before the last.")
+    invalid_paths: int = Field(
+        default=0, description="Answer entries dropped: outside the snapshot, absent from it, or not a path."
+    )
+    answer_cut_from: int | None = Field(
+        default=None, description="The answer's length when it was longer than the bound and cut; null otherwise."
+    )
     scores: list[float] = Field(
         default_factory=list,
         description="The agent's own scores, aligned with 'retrieved'; empty when it gave none (or not one per file).",

@@ -2,7 +2,7 @@
 
 Messages are tuples over a ``multiprocessing`` pipe. The parent sends ``("prepare", root)``,
 ``("observe", case)``, ``("run", query)`` and ``("close",)``; the child answers each with
-``("ok", value)``, ``("raised", what, type name, message, traceback text)`` or
+``("ok", value)``, ``("raised", what, type name, message, traceback text, retryable)`` or
 ``("contract", message)``. Retrieval is timed here, around the agent's call alone.
 """
 
@@ -78,6 +78,7 @@ def _handle(handle: AgentHandle, message: tuple[Any, ...]) -> tuple[Any, ...]:
     return ("contract", f"unknown request {op!r}")
 
 
-def _raised(what: str, exc: BaseException) -> tuple[str, str, str, str, str]:
+def _raised(what: str, exc: BaseException) -> tuple[str, str, str, str, str, bool]:
     text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    return ("raised", what, type(exc).__name__, str(exc), text)
+    retryable = getattr(exc, "codesearch_retryable", True) is not False
+    return ("raised", what, type(exc).__name__, str(exc), text, retryable)

@@ -35,10 +35,11 @@ START_BUDGET_S = 60.0
 class RemoteAgentError(Exception):
     """What the agent raised in the child: its type name, message and formatted traceback."""
 
-    def __init__(self, type_name: str, message: str, traceback_text: str) -> None:
+    def __init__(self, type_name: str, message: str, traceback_text: str, retryable: bool = True) -> None:
         super().__init__(message)
         self.type_name = type_name
         self.traceback_text = traceback_text
+        self.codesearch_retryable = retryable
 
 
 def _context() -> Any:
@@ -132,8 +133,8 @@ class ProcessRunner:
             return reply[1]
         if kind == "contract":
             raise ContractError(reply[1])
-        _, during, type_name, text, traceback_text = reply
-        raise AgentError(f"while {during}") from RemoteAgentError(type_name, text, traceback_text)
+        _, during, type_name, text, traceback_text, retryable = reply
+        raise AgentError(f"while {during}") from RemoteAgentError(type_name, text, traceback_text, retryable)
 
     def _death(self, what: str) -> str:
         process = self._process
