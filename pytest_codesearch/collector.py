@@ -17,6 +17,7 @@ from pytest_codesearch.report.formats import write_reports
 from pytest_codesearch.report.journal import JournalEnd, JournalHeader, JournalWriter, RunRecords
 from pytest_codesearch.report.model import AgentInfo, CaseResult, InvalidEntry, RunInfo, RunReport
 from pytest_codesearch.report.terminal import render_terminal
+from pytest_codesearch.resume import file_digest
 from pytest_codesearch.scoring import metric_names, optional_metric_names
 from pytest_codesearch.state import RunState
 from pytest_codesearch.status import Status
@@ -49,6 +50,8 @@ class RunCollector:
             self.journal = JournalWriter(self.state.settings.report_dir / JOURNAL_NAME, self.records.header)
         except OSError as exc:
             self._cannot_write(exc)
+        for case in self.state.resumed.values():  # --codesearch-resume: the earlier run's completed cases
+            self._case(case, case.model_dump_json())
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """Remember every case collected in this process, the universe for 'not run'."""
@@ -92,6 +95,10 @@ class RunCollector:
             self._cannot_write(exc)
         if self.write_error is not None and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        if self.state.resumed and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
+            # the resumed cases count as run: the exit status is the uninterrupted run's
+            failed = any(c.status.failed for c in self.state.resumed.values())
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED if failed else pytest.ExitCode.OK
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         """Close the journal of a session that ended before it finished (a usage error at start)."""
@@ -120,8 +127,14 @@ class RunCollector:
     def _collected(self, nodeids: list[str]) -> None:
         new = [n for n in nodeids if n not in self.records.collected]
         self.records.collected.update(new)
-        if new and self.journal is not None:
-            self.journal.collected(new)
+        goldsets = {n.partition("::")[0] for n in new} - set(self.records.goldsets)
+        digests = {g: d for g in sorted(goldsets) if (d := file_digest(self.config.rootpath / g)) is not None}
+        self.records.goldsets.update(digests)
+        if self.journal is not None:
+            if new:
+                self.journal.collected(new)
+            if digests:
+                self.journal.goldsets(digests)
 
     def _case(self, case: CaseResult, record_json: str) -> None:
         self.records.cases[case.nodeid] = case

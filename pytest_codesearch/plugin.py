@@ -25,7 +25,7 @@ from pytest_codesearch.settings import (
     build_settings,
     first_given,
 )
-from pytest_codesearch.keys import CASE_ATTRIBUTE, INVALID_ATTRIBUTE, POOL_FIXTURE, SEED_KEY
+from pytest_codesearch.keys import CASE_ATTRIBUTE, INVALID_ATTRIBUTE, POOL_FIXTURE, RESUME_KEY, SEED_KEY
 from pytest_codesearch.state import STATE, RunState
 
 if TYPE_CHECKING:
@@ -76,6 +76,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="ask again, with backoff, up to N times when an agent raises (default 0)")
     group.addoption("--codesearch-max-answer", default=None, metavar="N",
                     help="entries of an answer that are scored; longer answers are cut (default 1000)")
+    group.addoption("--codesearch-resume", action="store_true", default=None,
+                    help="reuse the completed cases of the last run (its journal), run only the rest")
     group.addoption("--codesearch-isolate", default=None, metavar="LEVEL",
                     help="where agents run: none (this process), process (a child process per agent: "
                     "hard budgets, crashes contained), auto (process when --codesearch-timeout is set; default)")
@@ -126,7 +128,7 @@ def pytest_configure(config: pytest.Config) -> None:
     from pytest_codesearch.repo.snapshot import SnapshotStore
 
     workerinput = getattr(config, "workerinput", None)
-    seed = _seed(settings.seed, workerinput)
+    resumed, seed = _resume(config, settings, choices, workerinput)
     state = RunState(
         settings=settings,
         registry=registry,
@@ -134,16 +136,39 @@ def pytest_configure(config: pytest.Config) -> None:
         seed=seed,
         snapshots=SnapshotStore(settings.cache_dir / "snapshots", materialize=False),
         worker_id=None if workerinput is None else workerinput.get("workerid"),
+        resumed=resumed,
+        skip=frozenset(resumed if workerinput is None else workerinput.get(RESUME_KEY, ())),
     )
     config.stash[STATE] = state
     if workerinput is None:
         config.pluginmanager.register(RunCollector(config, state), "codesearch-collector")
         if config.pluginmanager.hasplugin("xdist"):
-            config.pluginmanager.register(XdistHooks(seed), "codesearch-xdist")
+            config.pluginmanager.register(XdistHooks(seed, sorted(state.skip)), "codesearch-xdist")
+
+
+def _resume(
+    config: pytest.Config, settings: Settings, choices: list[Any], workerinput: dict[str, Any] | None
+) -> tuple[dict[str, Any], int]:
+    """Return the earlier run's reusable records (controller, with --codesearch-resume) and the seed."""
+    if workerinput is not None or not settings.resume:
+        return {}, _seed(settings.seed, workerinput)
+    from pytest_codesearch import __version__
+    from pytest_codesearch.keys import JOURNAL_NAME
+    from pytest_codesearch.resume import plan_resume
+
+    plan = plan_resume(
+        settings.report_dir / JOURNAL_NAME, config.rootpath, __version__, {c.name: c.param_repr for c in choices}
+    )
+    config.stash[RESUME_NOTE] = plan.note
+    seed = settings.seed if settings.seed is not None else plan.seed
+    return plan.records, _seed(seed, None)
+
+
+RESUME_NOTE = pytest.StashKey[str]()
 
 
 _OPTIONS = ("agent", "seed", "runs", "k", "ks", "report_dir", "cache_dir", "f_beta", "bootstrap", "alpha",
-            "timeout", "index_timeout", "isolate", "retries", "max_answer", "config")
+            "timeout", "index_timeout", "isolate", "retries", "max_answer", "resume", "config")
 _INI = ("agent", "runs", "ks", "report_dir", "cache_dir", "bootstrap", "alpha", "config")
 
 
@@ -251,14 +276,16 @@ def _seed(given: int | None, workerinput: dict[str, Any] | None) -> int:
 
 
 class XdistHooks:
-    """Hand the controller's seed to every worker so that all collect the same order."""
+    """Hand the controller's seed and resumed cases to every worker so that all collect the same items."""
 
-    def __init__(self, seed: int) -> None:
+    def __init__(self, seed: int, skip: list[str]) -> None:
         self.seed = seed
+        self.skip = skip
 
     def pytest_configure_node(self, node: Any) -> None:
-        """Put the seed in the worker's input."""
+        """Put the seed and the resumed node ids in the worker's input."""
         node.workerinput[SEED_KEY] = self.seed
+        node.workerinput[RESUME_KEY] = self.skip
 
 
 @pytest.fixture(scope="session", name=POOL_FIXTURE)
@@ -278,7 +305,9 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     if state is None:
         return None
     names = ", ".join(c.name for c in state.choices)
-    return [f"codesearch: agents {names}; seed {state.seed} (repeat with --codesearch-seed={state.seed})"]
+    lines = [f"codesearch: agents {names}; seed {state.seed} (repeat with --codesearch-seed={state.seed})"]
+    note = config.stash.get(RESUME_NOTE, None)
+    return lines + ([f"codesearch: {note}"] if note else [])
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> GoldsetFile | None:
@@ -299,7 +328,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     With ``randomize: false`` in the YAML config the gold-set order is kept.
     """
     state = config.stash.get(STATE, None)
-    if state is not None and state.settings.randomize:
+    if state is None:
+        return
+    if state.skip:
+        from pytest_codesearch.resume import base_nodeid
+
+        done = [i for i in items if base_nodeid(i.nodeid) in state.skip]
+        if done:
+            items[:] = [i for i in items if base_nodeid(i.nodeid) not in state.skip]
+            config.hook.pytest_deselected(items=done)
+    if state.settings.randomize:
         from pytest_codesearch.ordering import order_items
 
         items[:] = order_items(items, state.seed)

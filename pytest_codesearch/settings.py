@@ -38,6 +38,7 @@ class Settings:
     index_timeout: float | None = None
     isolate: str = "auto"
     retries: int = 0
+    resume: bool = False
     max_answer: int = 1000
     randomize: bool = True
     formats: tuple[str, ...] = ("json", "csv", "markdown")
@@ -145,6 +146,7 @@ def build_settings(raw: Mapping[str, object], base: Path, cache_base: Path) -> S
         bootstrap=parse_positive_int(get("bootstrap", DEFAULT_BOOTSTRAP), "--codesearch-bootstrap", minimum=100),
         alpha=parse_float(get("alpha", DEFAULT_ALPHA), "--codesearch-alpha", 0.0, 1.0),
         timeout=None if get("timeout") is None else parse_float(get("timeout"), "--codesearch-timeout", 0.0),
+        resume=bool(get("resume", False)),
         retries=parse_positive_int(get("retries", 0), "--codesearch-retries", minimum=0),
         max_answer=parse_positive_int(get("max_answer", 1000), "--codesearch-max-answer"),
         isolate=_parse_choice(get("isolate", "auto"), "--codesearch-isolate", ("auto", "none", "process")),

@@ -24,6 +24,10 @@ class RunState:
     seed: int
     snapshots: SnapshotStore
     worker_id: str | None
+    resumed: dict[str, Any] = field(default_factory=dict)
+    """Controller: records of the earlier run's completed cases (``--codesearch-resume``), by node id."""
+    skip: frozenset[str] = frozenset()
+    """Node ids (without xdist's ``@group``) that this process deselects because they are resumed."""
     local_results: dict[str, Any] = field(default_factory=dict)
     """Case records made in this process, by node id: the controller of a serial run takes them from
     here instead of parsing the JSON its own reports carry (under xdist it parses)."""

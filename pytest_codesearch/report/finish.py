@@ -34,6 +34,8 @@ def build_report(records: RunRecords) -> RunReport:
         compared=header.headline or HEADLINE_METRICS,
     )
     report.warnings.extend(_answer_warnings(cases))
+    interrupted = records.end is None or records.end.exit_status in (2, 3)  # Ctrl-C, internal error
+    report.incomplete = interrupted or bool(report.not_run)
     return report
 
 

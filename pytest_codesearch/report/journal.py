@@ -50,6 +50,8 @@ class RunRecords:
     cases: dict[str, CaseResult] = field(default_factory=dict)
     invalid: list[InvalidEntry] = field(default_factory=list)
     collected: set[str] = field(default_factory=set)
+    goldsets: dict[str, str] = field(default_factory=dict)
+    """Gold-set path (as in node ids) -> SHA-256 of its content when the run read it."""
     end: JournalEnd | None = None
 
 
@@ -65,6 +67,10 @@ class JournalWriter:
     def collected(self, nodeids: list[str]) -> None:
         """Record node ids collected (the universe for 'not run')."""
         self._write("collected", json.dumps(nodeids))
+
+    def goldsets(self, digests: dict[str, str]) -> None:
+        """Record the content hash of gold-set files (what a resumed run checks)."""
+        self._write("goldsets", json.dumps(digests))
 
     def case(self, record_json: str) -> None:
         """Record one case, given as ``CaseResult`` JSON (as it arrived in the test report)."""
@@ -138,6 +144,10 @@ def _add(records: RunRecords, kind: str, payload: object) -> None:
         if not isinstance(payload, list):
             raise ValueError("collected must be a list of node ids")
         records.collected.update(str(n) for n in payload)
+    elif kind == "goldsets":
+        if not isinstance(payload, dict):
+            raise ValueError("goldsets must map paths to hashes")
+        records.goldsets.update({str(k): str(v) for k, v in payload.items()})
     elif kind == "end":
         records.end = JournalEnd.model_validate(payload)
     else:

@@ -244,6 +244,11 @@ class RunReport(_Record):
     not_run: list[str] = Field(
         default_factory=list, description="Node ids collected but never reported."
     )
+    incomplete: bool = Field(
+        default=False,
+        description="True when the run was interrupted or killed, or some collected case never ran "
+        "(--codesearch-resume runs the rest).",
+    )
 
     def metric_names(self) -> list[str]:
         """Return the aggregated metric names, in report order, across all agents."""
