@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from pytest_codesearch.report.atomic import write_atomic
+from pytest_codesearch.atomic import write_atomic
 
 from . import formats
 from .entries import CaseEntry, LoadedGoldSet, describe_validation_error, format_error
