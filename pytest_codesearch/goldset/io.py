@@ -5,16 +5,13 @@ The readers live in ``formats/`` (one module per shape); this module is the stab
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
-
-from pytest_codesearch.atomic import write_atomic
 
 from . import formats
 from .entries import CaseEntry, LoadedGoldSet, describe_validation_error, format_error
-from .model import EXTENSION_PREFIXES, GoldSetMetadata, GroundTruthFile, TestCase
+from .model import GoldSetMetadata, TestCase
+from .writer import case_to_json, write_goldset_jsonl
 
 __all__ = [
     "CaseEntry",
@@ -38,25 +35,6 @@ def load_goldset(path: Path, repos: formats.RepoMap | None = None) -> LoadedGold
     return formats.load(path, repos)
 
 
-def case_to_json(case: TestCase) -> dict[str, Any]:
-    """Return ``case`` as a JSON object with empty fields left out and plain paths as strings."""
-    data = case.model_dump(mode="json", exclude_none=True)
-    data["ground_truth_files"] = [_ground_truth_to_json(entry) for entry in case.ground_truth_files]
-    return {key: value for key, value in data.items() if value != [] or key.startswith(EXTENSION_PREFIXES)}
-
-
-def _ground_truth_to_json(entry: GroundTruthFile) -> str | dict[str, Any]:
-    if entry.is_plain:
-        return entry.path
-    data = entry.model_dump(mode="json")
-    return {key: value for key, value in data.items() if value != [] and not (key == "relevance" and value == 1)}
-
-
 def dump_goldset_jsonl(path: Path, metadata: GoldSetMetadata, cases: Iterable[TestCase]) -> None:
     """Write a JSONL gold set atomically: the metadata line (if any metadata is set), then one case a line."""
-    lines = []
-    meta = metadata.model_dump(mode="json", exclude_none=True)
-    if meta:
-        lines.append(json.dumps({"metadata": meta}, ensure_ascii=False, allow_nan=False))
-    lines.extend(json.dumps(case_to_json(case), ensure_ascii=False, allow_nan=False) for case in cases)
-    write_atomic(path, "".join(line + "\n" for line in lines))
+    write_goldset_jsonl(path, metadata, cases)
