@@ -1,0 +1,100 @@
+"""Ground truth derived from a SWE-bench-style patch against a base tree read with pygit2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pygit2
+from gitrepo import commit, init_repo
+
+from pytest_codesearch.goldset.patch import parse_patch
+from pytest_codesearch.goldset.truth import PatchTruth, Reader, truth_from_patch
+
+SHOP = '''\
+"""Shopping cart."""
+
+
+class Cart:
+    def __init__(self):
+        self.items = []
+
+    def add(self, item):
+        self.items.append(item)
+
+    def remove(self, item):
+        self.items.remove(item)
+
+    def total(self):
+        return sum(i.price for i in self.items)
+'''
+UTIL = '''\
+import math
+
+
+def fmt(value):
+    return str(value)
+
+
+def unused():
+    return math.pi
+'''
+FIXED_SHOP = SHOP.replace(
+    "        self.items.append(item)\n",
+    "        if item not in self.items:\n            self.items.append(item)\n",
+).replace("return sum(i.price for i in self.items)", "return round(sum(i.price for i in self.items), 2)")
+FIXED_UTIL = UTIL.replace("return str(value)", 'return f"{value:.2f}"').replace(
+    "def unused():\n", 'def unused():\n    """Never called."""\n'
+)
+
+
+def _tree_reader(repo: pygit2.Repository, commit_id: str) -> tuple[pygit2.Tree, Reader]:
+    tree = repo[pygit2.Oid(hex=commit_id)].peel(pygit2.Commit).tree
+
+    def read(path: str) -> bytes | None:
+        try:
+            entry = tree[path]
+        except KeyError:
+            return None
+        return repo[entry.id].peel(pygit2.Blob).data
+
+    return tree, read
+
+
+def test_patch_of_two_methods_and_a_function_gives_exact_truth(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "shop")
+    base = commit(repo, {"pkg/shop.py": SHOP, "pkg/util.py": UTIL, "docs/legacy.txt": "a\nb\nc\n"}, "Base")
+    fixed = commit(
+        repo,
+        {"pkg/shop.py": FIXED_SHOP, "pkg/util.py": FIXED_UTIL, "docs/legacy.txt": None, "pkg/discount.py": "RATE = 0.1\n"},
+        "Fix the cart",
+    )
+    patch = repo.diff(base, fixed).patch  # what SWE-bench's `patch` field holds: git diff base..fix
+    assert patch is not None and patch.startswith("diff --git a/docs/legacy.txt b/docs/legacy.txt\n")
+    tree, read = _tree_reader(repo, base)
+
+    truth = truth_from_patch(parse_patch(patch), read)
+
+    assert truth == PatchTruth(
+        files=("docs/legacy.txt", "pkg/shop.py", "pkg/util.py"),
+        added_files=("pkg/discount.py",),
+        # shop.py: the append (line 9) and the sum (line 15) are replaced; util.py: line 5 replaced, and a
+        # docstring inserted between lines 8 and 9 marks both; legacy.txt: all three lines deleted.
+        lines={"docs/legacy.txt": ((1, 3),), "pkg/shop.py": ((9, 9), (15, 15)), "pkg/util.py": ((5, 5), (8, 9))},
+        functions=("pkg/shop.py:Cart.add", "pkg/shop.py:Cart.total", "pkg/util.py:fmt", "pkg/util.py:unused"),
+        modules=("pkg/shop.py:Cart", "pkg/util.py:fmt", "pkg/util.py:unused"),
+        missing=(),
+    )
+    base_lines = {path: read(path).decode().splitlines() for path in truth.lines}  # type: ignore[union-attr]
+    assert base_lines["pkg/shop.py"][8].strip() == "self.items.append(item)"
+    assert base_lines["pkg/shop.py"][14].strip() == "return sum(i.price for i in self.items)"
+    assert [base_lines["pkg/util.py"][n - 1] for n in (5, 8, 9)] == ["    return str(value)", "def unused():", "    return math.pi"]
+    assert "pkg/discount.py" not in [entry.name for entry in tree["pkg"]]  # type: ignore[union-attr]
+
+
+def test_files_the_base_lacks_are_reported_missing(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "shop")
+    base = commit(repo, {"pkg/util.py": UTIL}, "Base")
+    _, read = _tree_reader(repo, base)
+    patch = "diff --git a/pkg/other.py b/pkg/other.py\n--- a/pkg/other.py\n+++ b/pkg/other.py\n@@ -1 +1 @@\n-a\n+b\n"
+    truth = truth_from_patch(parse_patch(patch), read)
+    assert (truth.files, truth.missing, truth.functions) == (("pkg/other.py",), ("pkg/other.py",), ())
