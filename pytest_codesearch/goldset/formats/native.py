@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
-from bisect import bisect_left
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +17,10 @@ from ..entries import (
     read_metadata,
     undecodable_entry,
 )
+from ..jsontext import LineIndex, elements, members, skip
 from ..model import EXTENSION_PREFIXES, GoldSetMetadata, unknown_field_message
 from .base import Format, RepoMap
 
-_WHITESPACE = re.compile(r"[ \t\n\r]*")
 _DOCUMENT_KEYS = ("metadata", "test_cases")
 
 
@@ -116,7 +113,7 @@ class _JsonlReader:
         try:
             value = STRICT.decode(text)
         except ValueError as exc:
-            self.entries.append(undecodable_entry(text, _skip(text, 0), number, self.seen, exc))
+            self.entries.append(undecodable_entry(text, skip(text, 0), number, self.seen, exc))
             return
         if isinstance(value, dict) and "metadata" in value and "query" not in value:
             self._metadata_line(number, value, first)
@@ -142,14 +139,10 @@ class _JsonReader:
     def __init__(self, path: Path, text: str) -> None:
         self.path = path
         self.text = text
-        self.newlines = [match.start() for match in re.finditer("\n", text)]
+        self.line = LineIndex(text).line
         self.metadata = GoldSetMetadata()
         self.entries: list[CaseEntry] = []
         self.errors: list[str] = []
-
-    def line(self, offset: int) -> int:
-        """Return the 1-based line of the character at ``offset``."""
-        return bisect_left(self.newlines, offset) + 1
 
     def read(self) -> LoadedGoldSet:
         """Return the gold set held by the text."""
@@ -160,7 +153,7 @@ class _JsonReader:
         if not isinstance(document, dict) or not isinstance(document.get("test_cases"), list):
             return self._result("line 1: a JSON gold set must be an object with a 'test_cases' list")
         seen_keys: set[str] = set()
-        for key, start in _members(self.text, _skip(self.text, 0)):
+        for key, start in members(self.text, skip(self.text, 0)):
             self._member(key, start, seen_keys)
         return self._result("; ".join(self.errors) or None)
 
@@ -188,7 +181,7 @@ class _JsonReader:
 
     def _cases(self, start: int) -> None:
         seen: dict[str, int] = {}
-        for element in _elements(self.text, start):
+        for element in elements(self.text, start):
             line = self.line(element)
             try:
                 value = STRICT.raw_decode(self.text, element)[0]
@@ -196,34 +189,6 @@ class _JsonReader:
                 self.entries.append(undecodable_entry(self.text, element, line, seen, exc))
                 continue
             self.entries.append(case_entry(value, line, seen))
-
-
-def _skip(text: str, offset: int) -> int:
-    """Return the offset of the first non-whitespace character at or after ``offset``."""
-    match = _WHITESPACE.match(text, offset)
-    return match.end() if match else offset
-
-
-def _members(text: str, start: int) -> Iterator[tuple[str, int]]:
-    """Yield (key, value offset) for the members of the object at ``start`` in valid JSON ``text``."""
-    offset = _skip(text, start + 1)
-    while text[offset] != "}":
-        key, offset = LENIENT.raw_decode(text, offset)
-        value_start = _skip(text, _skip(text, offset) + 1)  # past the ':'
-        yield key, value_start
-        offset = _skip(text, LENIENT.raw_decode(text, value_start)[1])
-        if text[offset] == ",":
-            offset = _skip(text, offset + 1)
-
-
-def _elements(text: str, start: int) -> Iterator[int]:
-    """Yield the offset of each element of the array at ``start`` in valid JSON ``text``."""
-    offset = _skip(text, start + 1)
-    while text[offset] != "]":
-        yield offset
-        offset = _skip(text, LENIENT.raw_decode(text, offset)[1])
-        if text[offset] == ",":
-            offset = _skip(text, offset + 1)
 
 
 FORMAT = Format(name="native", suffixes=(".json", ".jsonl"), sniff=sniff_native, read=load_native)
