@@ -184,13 +184,14 @@ class _Parser:
         self.current.lines.extend(self._hunk_body(position, old_count, new_count))
 
     def _hunk_body(self, position: int, old_left: int, new_left: int) -> list[int]:
-        """Read a hunk's lines; return the old-side lines it touches."""
+        """Read a hunk's lines; return the old-side lines it touches. Errors name the hunk's header line."""
+        header_line = self.index
         touched: list[int] = []
         end = position + old_left  # first old line past the hunk
         inserted_here = removed_here = False
         while old_left > 0 or new_left > 0:
             if self.index >= len(self.lines):
-                raise self._fail(f"the hunk ends early: {old_left} old and {new_left} new lines missing")
+                raise self._fail(f"the hunk ends early: {old_left} old and {new_left} new lines missing", header_line)
             line = self.lines[self.index]
             self.index += 1
             kind = line[:1]
@@ -208,7 +209,7 @@ class _Parser:
             else:
                 raise self._fail(f"unexpected line in a hunk: {line[:60]!r}")
             if old_left < 0 or new_left < 0:
-                raise self._fail("the hunk is longer than its header says")
+                raise self._fail("the hunk is longer than its header says", header_line)
         touched.extend(_around(position, end, inserted_here and not removed_here))
         while self._next_starts("\\"):
             self.index += 1
