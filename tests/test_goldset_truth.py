@@ -6,46 +6,10 @@ from pathlib import Path
 
 import pygit2
 from gitrepo import commit, init_repo
+from shop_repo import UTIL, build_shop
 
 from pytest_codesearch.goldset.patch import parse_patch
 from pytest_codesearch.goldset.truth import PatchTruth, Reader, truth_from_patch
-
-SHOP = '''\
-"""Shopping cart."""
-
-
-class Cart:
-    def __init__(self):
-        self.items = []
-
-    def add(self, item):
-        self.items.append(item)
-
-    def remove(self, item):
-        self.items.remove(item)
-
-    def total(self):
-        return sum(i.price for i in self.items)
-'''
-UTIL = '''\
-import math
-
-
-def fmt(value):
-    return str(value)
-
-
-def unused():
-    return math.pi
-'''
-FIXED_SHOP = SHOP.replace(
-    "        self.items.append(item)\n",
-    "        if item not in self.items:\n            self.items.append(item)\n",
-).replace("return sum(i.price for i in self.items)", "return round(sum(i.price for i in self.items), 2)")
-FIXED_UTIL = UTIL.replace("return str(value)", 'return f"{value:.2f}"').replace(
-    "def unused():\n", 'def unused():\n    """Never called."""\n'
-)
-
 
 def _tree_reader(repo: pygit2.Repository, commit_id: str) -> tuple[pygit2.Tree, Reader]:
     tree = repo[pygit2.Oid(hex=commit_id)].peel(pygit2.Commit).tree
@@ -61,15 +25,8 @@ def _tree_reader(repo: pygit2.Repository, commit_id: str) -> tuple[pygit2.Tree, 
 
 
 def test_patch_of_two_methods_and_a_function_gives_exact_truth(tmp_path: Path) -> None:
-    repo = init_repo(tmp_path / "shop")
-    base = commit(repo, {"pkg/shop.py": SHOP, "pkg/util.py": UTIL, "docs/legacy.txt": "a\nb\nc\n"}, "Base")
-    fixed = commit(
-        repo,
-        {"pkg/shop.py": FIXED_SHOP, "pkg/util.py": FIXED_UTIL, "docs/legacy.txt": None, "pkg/discount.py": "RATE = 0.1\n"},
-        "Fix the cart",
-    )
-    patch = repo.diff(base, fixed).patch  # what SWE-bench's `patch` field holds: git diff base..fix
-    assert patch is not None and patch.startswith("diff --git a/docs/legacy.txt b/docs/legacy.txt\n")
+    repo, base, patch = build_shop(tmp_path / "shop")
+    assert patch.startswith("diff --git a/docs/legacy.txt b/docs/legacy.txt\n")
     tree, read = _tree_reader(repo, base)
 
     truth = truth_from_patch(parse_patch(patch), read)

@@ -15,10 +15,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ..entries import LoadedGoldSet
-from . import native
+from . import native, swebench
 from .base import Format, RepoMap
 
-FORMATS: tuple[Format, ...] = (native.FORMAT,)
+FORMATS: tuple[Format, ...] = (swebench.FORMAT, native.FORMAT)
 """Every known shape, most specific first."""
 
 SUFFIXES: frozenset[str] = frozenset(suffix for fmt in FORMATS for suffix in fmt.suffixes)

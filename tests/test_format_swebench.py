@@ -1,0 +1,163 @@
+"""SWE-bench-style instance files: recognised by content, read into cases with patch-derived ground truth."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from example_project import read_results
+from shop_repo import build_shop
+
+from pytest_codesearch.goldset.formats import load, reader_for
+from pytest_codesearch.goldset.formats.native import FORMAT as NATIVE
+from pytest_codesearch.goldset.formats.swebench import FORMAT as SWEBENCH
+from pytest_codesearch.goldset.formats.swebench import load_swebench
+
+DATA = Path(__file__).parent / "data" / "swebench"
+BASE = "f331e807570122f616f597e85896b61613a4d66e"
+UTIL_FUNCTIONS = ["pkg/util.py:fmt", "pkg/util.py:unused"]
+
+
+def _workspace(tmp_path: Path, layout: str = "acme__shop") -> Path:
+    """Copy the data files into ``tmp_path`` beside the shop repository, built at ``layout``."""
+    _, base, _ = build_shop(tmp_path / layout)
+    assert base == BASE  # the data files name this commit: gitrepo ids are reproducible
+    for source in DATA.iterdir():
+        shutil.copy(source, tmp_path / source.name)
+    return tmp_path
+
+
+def _case_json(case: Any) -> dict[str, Any]:
+    return case.model_dump(mode="json", exclude_defaults=True)
+
+
+def test_instances_become_cases_with_derived_ground_truth(tmp_path: Path) -> None:
+    root = _workspace(tmp_path)
+    loaded = load(root / "instances.jsonl")
+    assert (loaded.error, [e.error for e in loaded.entries], [e.line for e in loaded.entries]) == (None, [None, None], [1, 2])
+    first, second = (_case_json(case) for case in loaded.cases)
+    assert first["ground_truth_files"] == [
+        {"path": "docs/legacy.txt", "lines": [[1, 3]]},  # deleted: every line of the base
+        {"path": "pkg/shop.py", "lines": [[9, 9], [15, 15]]},
+        {"path": "pkg/util.py", "lines": [[5, 5], [8, 9]]},
+    ]
+    assert {key: first[key] for key in ("id", "repo", "base_commit", "added_files", "tags")} == {
+        "id": "acme__shop-1",
+        "repo": str((root / "acme__shop").resolve()),
+        "base_commit": BASE,
+        "added_files": ["pkg/discount.py"],
+        "tags": ["acme/shop"],
+    }
+    assert first["query"].startswith("Adding the same item twice")
+    assert first["x-ground_truth_functions"] == ["pkg/shop.py:Cart.add", "pkg/shop.py:Cart.total", *UTIL_FUNCTIONS]
+    assert first["x-ground_truth_modules"] == ["pkg/shop.py:Cart", *UTIL_FUNCTIONS]
+    assert sorted(first["x-swebench"]) == [
+        "FAIL_TO_PASS", "PASS_TO_PASS", "created_at", "environment_setup_commit", "hints_text", "test_patch", "version",
+    ]
+    assert second["ground_truth_files"] == [{"path": "pkg/util.py", "lines": [[5, 5], [8, 9]]}]
+    assert second["x-ground_truth_functions"] == UTIL_FUNCTIONS
+    assert "added_files" not in second
+
+
+def test_a_json_list_and_a_single_instance_read_like_jsonl(tmp_path: Path) -> None:
+    root = _workspace(tmp_path)
+    from_jsonl = [_case_json(c) for c in load(root / "instances.jsonl").cases]
+    listed = load(root / "lite.json")
+    assert [e.line for e in listed.entries] == [2, 16]
+    assert [_case_json(c) for c in listed.cases] == from_jsonl
+    (single,) = load(root / "locbench-instance.json").cases
+    assert (single.id, single.extensions["x-swebench"]) == ("acme__shop-3", {"category": "Bug Report"})
+
+
+@pytest.mark.parametrize("layout", ["acme/shop", "acme__shop"])
+def test_repository_found_beside_the_file_by_name(tmp_path: Path, layout: str) -> None:
+    root = _workspace(tmp_path, layout)
+    assert [c.repo for c in load(root / "instances.jsonl").cases] == [str((root / layout).resolve())] * 2
+
+
+def test_repository_map_points_at_a_clone_elsewhere(tmp_path: Path) -> None:
+    build_shop(tmp_path / "clones" / "shop.git")
+    (tmp_path / "sets").mkdir()
+    shutil.copy(DATA / "instances.jsonl", tmp_path / "sets" / "instances.jsonl")
+    loaded = load(tmp_path / "sets" / "instances.jsonl", {"acme/shop": tmp_path / "clones" / "shop.git"})
+    assert [c.repo for c in loaded.cases] == [str((tmp_path / "clones" / "shop.git").resolve())] * 2
+
+
+def test_files_are_claimed_by_content(tmp_path: Path) -> None:
+    root = _workspace(tmp_path)
+    native = root / "native.json"
+    native.write_text(json.dumps({"test_cases": [{"id": "a", "query": "instance_id base_commit", "ground_truth_files": ["a"]}]}))
+    other = root / "other.json"
+    other.write_text(json.dumps([{"name": "instance_id"}]))
+    assert [reader_for(root / n) for n in ("instances.jsonl", "lite.json", "locbench-instance.json")] == [SWEBENCH] * 3
+    assert (reader_for(native), reader_for(other)) == (NATIVE, None)
+
+
+def _instance(**changes: Any) -> dict[str, Any]:
+    record = json.loads((DATA / "instances.jsonl").read_text().splitlines()[1])
+    record.update(changes)
+    return {key: value for key, value in record.items() if value is not None}
+
+
+def test_each_broken_instance_fails_alone_naming_its_field(tmp_path: Path) -> None:
+    root = _workspace(tmp_path)
+    lines = [
+        json.dumps(_instance()),
+        json.dumps(_instance(instance_id="x-1", patch=None)),
+        json.dumps(_instance(instance_id="x-2", base_commit="0" * 40)),
+        json.dumps(_instance(instance_id="x-3", patch="--- a/m.py\n+++ b/m.py\n@@ -1 +1 @@\n")),
+        json.dumps(_instance(instance_id="x-4", patch="--- a/nope.py\n+++ b/nope.py\n@@ -1 +1 @@\n-a\n+b\n")),
+        json.dumps(_instance(instance_id="x-5", patch="--- /dev/null\n+++ b/new.py\n@@ -0,0 +1 @@\n+a\n")),
+        json.dumps(_instance(instance_id="x-6", repo="acme/missing")),
+        json.dumps(_instance(instance_id="x-7", problem_statement="  ")),
+        json.dumps(_instance()),
+        "{not json",
+        "[1]",
+        json.dumps(_instance(instance_id="has space")),
+    ]
+    (root / "broken.jsonl").write_text("\n".join(lines) + "\n")
+    loaded = load_swebench(root / "broken.jsonl", {})
+    missing = (root / "acme" / "missing").resolve()
+    assert [(e.line, e.case_id, e.error) for e in loaded.entries] == [
+        (1, "acme__shop-2", None),
+        (2, "x-1", "patch: missing required field"),
+        (3, "x-2", f"base_commit: '{'0' * 40}' is not in {(root / 'acme__shop' / '.git').resolve()}/: "
+                   "no commit, branch or tag has that name"),
+        (4, "x-3", "patch: line 3: the hunk ends early: 1 old and 1 new lines missing"),
+        (5, "x-4", "patch: changes 'nope.py', not in the tree of base_commit f331e8075701 (does the patch fit it?)"),
+        (6, "x-5", "patch: changes no file that exists at base_commit (it only adds files)"),
+        (7, "x-6", f"repo: 'acme/missing' (resolved to {missing}) is not a directory; "
+                   "clone it there or beside the file as 'acme__missing', or map it to a clone"),
+        (8, "x-7", "problem_statement: must not be empty"),
+        (9, None, "instance_id: duplicate of line 1"),
+        (10, None, "invalid JSON: Expecting property name enclosed in double quotes (column 2)"),
+        (11, None, "an instance must be a JSON object, got array"),
+        (12, None, "instance_id: must not contain whitespace or control characters (found ' ')"),
+    ]
+
+
+def test_a_broken_json_list_is_one_file_error(tmp_path: Path) -> None:
+    path = tmp_path / "lite.json"
+    path.write_text('[{"instance_id": "a", "base_commit": "b",\n  oops}]')
+    assert reader_for(path) is SWEBENCH
+    loaded = load(path)
+    assert (loaded.entries, loaded.error) == ([], "line 2: invalid JSON: Expecting property name enclosed in double quotes (column 3)")
+
+
+def test_instances_run_as_items(pytester: pytest.Pytester) -> None:
+    _workspace(pytester.path)
+    for name in ("lite.json", "locbench-instance.json"):
+        (pytester.path / name).unlink()
+    result = pytester.runpytest("--codesearch-agent=oracle", "--codesearch-runs=1")
+    result.assert_outcomes(passed=2)
+    records = {case["id"]: case for case in read_results(pytester.path)["cases"]}
+    assert sorted(records) == ["acme__shop-1", "acme__shop-2"]
+    assert records["acme__shop-1"]["ground_truth"] == ["docs/legacy.txt", "pkg/shop.py", "pkg/util.py"]
+    # the oracle names the files but no spans: full file scores, and the derived lines are scored too
+    assert {name: records["acme__shop-2"]["metrics"][name] for name in ("f1", "line_coverage")} == {
+        "f1": 1.0,
+        "line_coverage": 0.0,
+    }
