@@ -161,3 +161,13 @@ def test_instances_run_as_items(pytester: pytest.Pytester) -> None:
         "f1": 1.0,
         "line_coverage": 0.0,
     }
+
+
+def test_the_example_in_the_format_page_loads(tmp_path: Path) -> None:
+    _workspace(tmp_path)
+    page = (Path(__file__).parent.parent / "docs" / "swebench-format.md").read_text(encoding="utf-8")
+    example = page.split("```json\n")[1].split("```")[0]
+    (tmp_path / "example.jsonl").write_text(example, encoding="utf-8")
+    (case,) = load(tmp_path / "example.jsonl").cases
+    assert [(f.path, f.lines) for f in case.ground_truth_files] == [("pkg/shop.py", [(9, 9)])]
+    assert case.extensions["x-ground_truth_functions"] == ["pkg/shop.py:Cart.add"]
