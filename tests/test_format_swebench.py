@@ -171,3 +171,15 @@ def test_the_example_in_the_format_page_loads(tmp_path: Path) -> None:
     (case,) = load(tmp_path / "example.jsonl").cases
     assert [(f.path, f.lines) for f in case.ground_truth_files] == [("pkg/shop.py", [(9, 9)])]
     assert case.extensions["x-ground_truth_functions"] == ["pkg/shop.py:Cart.add"]
+
+
+def test_a_missing_blob_is_named_and_the_rest_runs(tmp_path: Path) -> None:
+    root = _workspace(tmp_path)
+    blob = "3918707be09d4958d2a84a23872b27845cd824db"  # pkg/shop.py at the base: only instance 1 reads it
+    (root / "acme__shop" / ".git" / "objects" / blob[:2] / blob[2:]).unlink()  # as a partial clone lacks it
+    loaded = load(root / "instances.jsonl")
+    git_dir = (root / "acme__shop" / ".git").resolve()
+    assert [(e.case_id, e.error) for e in loaded.entries] == [
+        ("acme__shop-1", f"base_commit: the tree names 'pkg/shop.py' (blob 3918707be09d), but {git_dir}/ lacks it (a partial clone?)"),
+        ("acme__shop-2", None),
+    ]

@@ -149,7 +149,10 @@ class _CaseBuilder:
             patch = parse_patch(record["patch"])
         except PatchError as exc:
             return None, f"patch: {exc}"
-        truth = truth_from_patch(patch, _tree_reader(repository, commit.tree))
+        try:
+            truth = truth_from_patch(patch, _tree_reader(repository, commit.tree))
+        except MissingBlob as exc:
+            return None, f"base_commit: the tree names {exc}, but {repository.path} lacks it (a partial clone?)"
         problem = _truth_problem(truth, record["base_commit"])
         if problem is not None:
             return None, problem
@@ -188,15 +191,27 @@ def _open_repository(repo: str, goldset: Path, repos: RepoMap) -> tuple[pygit2.R
         return None, f"repo: {repo!r} ({path}) is not a git repository: {exc}"
 
 
+class MissingBlob(Exception):
+    """The tree names a file whose blob the repository lacks (a partial clone, a damaged mirror)."""
+
+
 def _tree_reader(repository: pygit2.Repository, tree: pygit2.Tree) -> Reader:
-    """Return a reader of the blobs of ``tree``: None for paths that are absent, trees or submodules."""
+    """Return a reader of the blobs of ``tree``: None for paths that are absent, trees or submodules.
+
+    Raises ``MissingBlob`` when the tree names the file but the object database lacks its blob.
+    """
 
     def read(path: str) -> bytes | None:
         try:
             entry = tree[path]
-            blob = repository[entry.id]
         except (KeyError, ValueError):
             return None
+        if entry.type_str != "blob":
+            return None  # a directory, or a submodule whose commit is not in this repository
+        try:
+            blob = repository[entry.id]
+        except KeyError:
+            raise MissingBlob(f"{path!r} (blob {str(entry.id)[:12]})") from None
         return blob.data if isinstance(blob, pygit2.Blob) else None
 
     return read
