@@ -7,10 +7,15 @@ The fix changes two methods of ``Cart`` (``add``, ``total``) in ``pkg/shop.py``,
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pygit2
 from gitrepo import commit, init_repo
+
+DATA = Path(__file__).parent / "data" / "swebench"
+BASE = "f331e807570122f616f597e85896b61613a4d66e"
+"""The base commit id the data files name (gitrepo ids are reproducible)."""
 
 SHOP = '''\
 """Shopping cart."""
@@ -58,3 +63,12 @@ def build_shop(path: Path) -> tuple[pygit2.Repository, str, str]:
     patch = repo.diff(base, fixed).patch  # what SWE-bench's `patch` field holds: git diff base..fix
     assert patch is not None
     return repo, base, patch
+
+
+def swebench_workspace(root: Path, layout: str = "acme__shop") -> Path:
+    """Copy the SWE-bench data files into ``root`` beside the shop repository, built at ``root / layout``."""
+    _, base, _ = build_shop(root / layout)
+    assert base == BASE, "the data files name another base commit: regenerate them"
+    for source in DATA.iterdir():
+        shutil.copy(source, root / source.name)
+    return root

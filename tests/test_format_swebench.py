@@ -9,25 +9,14 @@ from typing import Any
 
 import pytest
 from example_project import read_results
-from shop_repo import build_shop
+from shop_repo import BASE, DATA, build_shop, swebench_workspace
 
 from pytest_codesearch.goldset.formats import load, reader_for
 from pytest_codesearch.goldset.formats.native import FORMAT as NATIVE
 from pytest_codesearch.goldset.formats.swebench import FORMAT as SWEBENCH
 from pytest_codesearch.goldset.formats.swebench import load_swebench
 
-DATA = Path(__file__).parent / "data" / "swebench"
-BASE = "f331e807570122f616f597e85896b61613a4d66e"
 UTIL_FUNCTIONS = ["pkg/util.py:fmt", "pkg/util.py:unused"]
-
-
-def _workspace(tmp_path: Path, layout: str = "acme__shop") -> Path:
-    """Copy the data files into ``tmp_path`` beside the shop repository, built at ``layout``."""
-    _, base, _ = build_shop(tmp_path / layout)
-    assert base == BASE  # the data files name this commit: gitrepo ids are reproducible
-    for source in DATA.iterdir():
-        shutil.copy(source, tmp_path / source.name)
-    return tmp_path
 
 
 def _case_json(case: Any) -> dict[str, Any]:
@@ -35,7 +24,7 @@ def _case_json(case: Any) -> dict[str, Any]:
 
 
 def test_instances_become_cases_with_derived_ground_truth(tmp_path: Path) -> None:
-    root = _workspace(tmp_path)
+    root = swebench_workspace(tmp_path)
     loaded = load(root / "instances.jsonl")
     assert (loaded.error, [e.error for e in loaded.entries], [e.line for e in loaded.entries]) == (None, [None, None], [1, 2])
     first, second = (_case_json(case) for case in loaded.cases)
@@ -63,7 +52,7 @@ def test_instances_become_cases_with_derived_ground_truth(tmp_path: Path) -> Non
 
 
 def test_a_json_list_and_a_single_instance_read_like_jsonl(tmp_path: Path) -> None:
-    root = _workspace(tmp_path)
+    root = swebench_workspace(tmp_path)
     from_jsonl = [_case_json(c) for c in load(root / "instances.jsonl").cases]
     listed = load(root / "lite.json")
     assert [e.line for e in listed.entries] == [2, 16]
@@ -74,7 +63,7 @@ def test_a_json_list_and_a_single_instance_read_like_jsonl(tmp_path: Path) -> No
 
 @pytest.mark.parametrize("layout", ["acme/shop", "acme__shop"])
 def test_repository_found_beside_the_file_by_name(tmp_path: Path, layout: str) -> None:
-    root = _workspace(tmp_path, layout)
+    root = swebench_workspace(tmp_path, layout)
     assert [c.repo for c in load(root / "instances.jsonl").cases] == [str((root / layout).resolve())] * 2
 
 
@@ -87,7 +76,7 @@ def test_repository_map_points_at_a_clone_elsewhere(tmp_path: Path) -> None:
 
 
 def test_files_are_claimed_by_content(tmp_path: Path) -> None:
-    root = _workspace(tmp_path)
+    root = swebench_workspace(tmp_path)
     native = root / "native.json"
     native.write_text(json.dumps({"test_cases": [{"id": "a", "query": "instance_id base_commit", "ground_truth_files": ["a"]}]}))
     other = root / "other.json"
@@ -103,7 +92,7 @@ def _instance(**changes: Any) -> dict[str, Any]:
 
 
 def test_each_broken_instance_fails_alone_naming_its_field(tmp_path: Path) -> None:
-    root = _workspace(tmp_path)
+    root = swebench_workspace(tmp_path)
     lines = [
         json.dumps(_instance()),
         json.dumps(_instance(instance_id="x-1", patch=None)),
@@ -148,7 +137,7 @@ def test_a_broken_json_list_is_one_file_error(tmp_path: Path) -> None:
 
 
 def test_instances_run_as_items(pytester: pytest.Pytester) -> None:
-    _workspace(pytester.path)
+    swebench_workspace(pytester.path)
     for name in ("lite.json", "locbench-instance.json"):
         (pytester.path / name).unlink()
     result = pytester.runpytest("--codesearch-agent=oracle", "--codesearch-runs=1")
@@ -164,7 +153,7 @@ def test_instances_run_as_items(pytester: pytest.Pytester) -> None:
 
 
 def test_the_example_in_the_format_page_loads(tmp_path: Path) -> None:
-    _workspace(tmp_path)
+    swebench_workspace(tmp_path)
     page = (Path(__file__).parent.parent / "docs" / "swebench-format.md").read_text(encoding="utf-8")
     example = page.split("```json\n")[1].split("```")[0]
     (tmp_path / "example.jsonl").write_text(example, encoding="utf-8")
@@ -174,7 +163,7 @@ def test_the_example_in_the_format_page_loads(tmp_path: Path) -> None:
 
 
 def test_a_missing_blob_is_named_and_the_rest_runs(tmp_path: Path) -> None:
-    root = _workspace(tmp_path)
+    root = swebench_workspace(tmp_path)
     blob = "3918707be09d4958d2a84a23872b27845cd824db"  # pkg/shop.py at the base: only instance 1 reads it
     (root / "acme__shop" / ".git" / "objects" / blob[:2] / blob[2:]).unlink()  # as a partial clone lacks it
     loaded = load(root / "instances.jsonl")
