@@ -15,6 +15,7 @@ import warnings
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 _Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 
@@ -30,11 +31,14 @@ class Entities:
 
 
 @dataclass(frozen=True)
-class _Span:
+class Definition:
+    """A function or class: its dotted name within the file and its lines, decorators included."""
+
     qualname: str
     start: int
     end: int
     is_function: bool
+    """False for a class."""
     top_level: bool
 
 
@@ -45,12 +49,11 @@ def changed_entities(path: str, source: str | bytes, lines: Iterable[int]) -> En
     another language, bytes that are not text) gives no entities rather than an error.
     """
     wanted = sorted(set(lines))
-    tree = _parse(source)
-    if tree is None or not wanted:
+    if not wanted:
         return Entities((), ())
     functions: list[str] = []
     modules: list[str] = []
-    for span in _definitions(tree.body, ""):
+    for span in definition_spans(source):
         if not _contains_any(span, wanted):
             continue
         if span.is_function:
@@ -58,6 +61,17 @@ def changed_entities(path: str, source: str | bytes, lines: Iterable[int]) -> En
         if span.top_level:
             modules.append(f"{path}:{span.qualname}")
     return Entities(tuple(functions), tuple(modules))
+
+
+@lru_cache(maxsize=512)
+def definition_spans(source: str | bytes) -> tuple[Definition, ...]:
+    """Return every function and class of ``source`` with its lines, in source order; () if it does not parse.
+
+    Cached by content: the instances of one benchmark read the same unchanged files at many commits,
+    and parsing is nearly all the cost of deriving their ground truth.
+    """
+    tree = _parse(source)
+    return () if tree is None else tuple(_definitions(tree.body, ""))
 
 
 def _parse(source: str | bytes) -> ast.Module | None:
@@ -69,7 +83,7 @@ def _parse(source: str | bytes) -> ast.Module | None:
         return None
 
 
-def _definitions(body: list[ast.stmt], prefix: str) -> Iterator[_Span]:
+def _definitions(body: list[ast.stmt], prefix: str) -> Iterator[Definition]:
     """Yield every function and class under ``body`` in source order, nested ones after their parent."""
     for node in _nested_statements(body):
         if not isinstance(node, _Definition):
@@ -78,7 +92,7 @@ def _definitions(body: list[ast.stmt], prefix: str) -> Iterator[_Span]:
         start = min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)])
         end = node.end_lineno if node.end_lineno is not None else node.lineno
         is_function = not isinstance(node, ast.ClassDef)
-        yield _Span(qualname, start, end, is_function, prefix == "")
+        yield Definition(qualname, start, end, is_function, prefix == "")
         yield from _definitions(node.body, f"{qualname}.")
 
 
@@ -96,7 +110,7 @@ def _nested_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
                     yield from _nested_statements([child])
 
 
-def _contains_any(span: _Span, wanted: list[int]) -> bool:
+def _contains_any(span: Definition, wanted: list[int]) -> bool:
     """Return True when some line of the sorted ``wanted`` lies in ``span``."""
     index = bisect_left(wanted, span.start)
     return index < len(wanted) and wanted[index] <= span.end
