@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pygit2
 
-from pytest_codesearch.goldset.formats import load
+from pytest_codesearch.goldset.formats import ReadOptions, load
 
 
 def _instances(repo_path: Path, count: int) -> list[dict[str, str]]:
@@ -55,7 +55,7 @@ def main() -> None:
         path = Path(scratch) / "instances.jsonl"
         path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
         start = time.perf_counter()
-        loaded = load(path, {"bench/repo": args.repo.resolve()})
+        loaded = load(path, ReadOptions(repos={"bench/repo": args.repo.resolve()}))
         elapsed = time.perf_counter() - start
     functions = sum(len(c.extensions.get("x-ground_truth_functions") or []) for c in loaded.cases)  # type: ignore[arg-type]
     broken = [e.error for e in loaded.entries if e.case is None]

@@ -58,7 +58,8 @@ def build_shop(path: Path) -> tuple[pygit2.Repository, str, str]:
     """Create the repository at ``path``; return it, the base commit id and the fix as a git patch."""
     repo = init_repo(path)
     base = commit(repo, {"pkg/shop.py": SHOP, "pkg/util.py": UTIL, "docs/legacy.txt": "a\nb\nc\n"}, "Base")
-    files = {"pkg/shop.py": FIXED_SHOP, "pkg/util.py": FIXED_UTIL, "docs/legacy.txt": None, "pkg/discount.py": "RATE = 0.1\n"}
+    files = {"pkg/shop.py": FIXED_SHOP, "pkg/util.py": FIXED_UTIL, "docs/legacy.txt": None}
+    files["pkg/discount.py"] = "RATE = 0.1\n"
     fixed = commit(repo, files, "Fix the cart")
     patch = repo.diff(base, fixed).patch  # what SWE-bench's `patch` field holds: git diff base..fix
     assert patch is not None

@@ -11,7 +11,7 @@ import pytest
 from example_project import read_results
 from shop_repo import BASE, DATA, build_shop, swebench_workspace
 
-from pytest_codesearch.goldset.formats import load, reader_for
+from pytest_codesearch.goldset.formats import ReadOptions, load, reader_for
 from pytest_codesearch.goldset.formats.native import FORMAT as NATIVE
 from pytest_codesearch.goldset.formats.swebench import FORMAT as SWEBENCH
 from pytest_codesearch.goldset.formats.swebench import load_swebench
@@ -26,7 +26,8 @@ def _case_json(case: Any) -> dict[str, Any]:
 def test_instances_become_cases_with_derived_ground_truth(tmp_path: Path) -> None:
     root = swebench_workspace(tmp_path)
     loaded = load(root / "instances.jsonl")
-    assert (loaded.error, [e.error for e in loaded.entries], [e.line for e in loaded.entries]) == (None, [None, None], [1, 2])
+    assert loaded.error is None
+    assert [(e.line, e.error) for e in loaded.entries] == [(1, None), (2, None)]
     first, second = (_case_json(case) for case in loaded.cases)
     assert first["ground_truth_files"] == [
         {"path": "docs/legacy.txt", "lines": [[1, 3]]},  # deleted: every line of the base
@@ -71,14 +72,16 @@ def test_repository_map_points_at_a_clone_elsewhere(tmp_path: Path) -> None:
     build_shop(tmp_path / "clones" / "shop.git")
     (tmp_path / "sets").mkdir()
     shutil.copy(DATA / "instances.jsonl", tmp_path / "sets" / "instances.jsonl")
-    loaded = load(tmp_path / "sets" / "instances.jsonl", {"acme/shop": tmp_path / "clones" / "shop.git"})
+    options = ReadOptions(repos={"acme/shop": tmp_path / "clones" / "shop.git"})
+    loaded = load(tmp_path / "sets" / "instances.jsonl", options)
     assert [c.repo for c in loaded.cases] == [str((tmp_path / "clones" / "shop.git").resolve())] * 2
 
 
 def test_files_are_claimed_by_content(tmp_path: Path) -> None:
     root = swebench_workspace(tmp_path)
     native = root / "native.json"
-    native.write_text(json.dumps({"test_cases": [{"id": "a", "query": "instance_id base_commit", "ground_truth_files": ["a"]}]}))
+    case = {"id": "a", "query": "instance_id base_commit", "ground_truth_files": ["a"]}
+    native.write_text(json.dumps({"test_cases": [case]}))
     other = root / "other.json"
     other.write_text(json.dumps([{"name": "instance_id"}]))
     assert [reader_for(root / n) for n in ("instances.jsonl", "lite.json", "locbench-instance.json")] == [SWEBENCH] * 3
@@ -108,7 +111,7 @@ def test_each_broken_instance_fails_alone_naming_its_field(tmp_path: Path) -> No
         json.dumps(_instance(instance_id="has space")),
     ]
     (root / "broken.jsonl").write_text("\n".join(lines) + "\n")
-    loaded = load_swebench(root / "broken.jsonl", {})
+    loaded = load_swebench(root / "broken.jsonl", ReadOptions())
     missing = (root / "acme" / "missing").resolve()
     assert [(e.line, e.case_id, e.error) for e in loaded.entries] == [
         (1, "acme__shop-2", None),
@@ -133,7 +136,8 @@ def test_a_broken_json_list_is_one_file_error(tmp_path: Path) -> None:
     path.write_text('[{"instance_id": "a", "base_commit": "b",\n  oops}]')
     assert reader_for(path) is SWEBENCH
     loaded = load(path)
-    assert (loaded.entries, loaded.error) == ([], "line 2: invalid JSON: Expecting property name enclosed in double quotes (column 3)")
+    assert loaded.entries == []
+    assert loaded.error == "line 2: invalid JSON: Expecting property name enclosed in double quotes (column 3)"
 
 
 def test_instances_run_as_items(pytester: pytest.Pytester) -> None:
@@ -169,6 +173,18 @@ def test_a_missing_blob_is_named_and_the_rest_runs(tmp_path: Path) -> None:
     loaded = load(root / "instances.jsonl")
     git_dir = (root / "acme__shop" / ".git").resolve()
     assert [(e.case_id, e.error) for e in loaded.entries] == [
-        ("acme__shop-1", f"base_commit: the tree names 'pkg/shop.py' (blob 3918707be09d), but {git_dir}/ lacks it (a partial clone?)"),
+        (
+            "acme__shop-1",
+            f"base_commit: the tree names 'pkg/shop.py' (blob 3918707be09d), but {git_dir}/ lacks it (a partial clone?)",
+        ),
         ("acme__shop-2", None),
     ]
+
+
+def test_hints_are_appended_only_when_asked(tmp_path: Path) -> None:
+    root = swebench_workspace(tmp_path)
+    path = root / "instances.jsonl"
+    plain, with_hints = (load(path, ReadOptions(hints=hints)).cases for hints in (False, True))
+    statement = "Adding the same item twice to the cart counts it twice, and totals show long decimals."
+    assert [c.query for c in plain] == [statement, "fmt prints too many digits"]
+    assert [c.query for c in with_hints] == [f"{statement}\n\nLook at Cart.add.", "fmt prints too many digits"]

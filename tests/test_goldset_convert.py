@@ -34,7 +34,8 @@ def test_broken_entries_are_listed_not_written(tmp_path: Path) -> None:
     source.write_text(json.dumps(good) + '\n{"id": "b"}\n', encoding="utf-8")
     (tmp_path / "code").mkdir()
     result = convert_goldset(source, tmp_path / "out" / "set.jsonl")
-    assert result == Conversion(1, [f"{source}:2: query: missing required field; ground_truth_files: missing required field"])
+    missing = "query: missing required field; ground_truth_files: missing required field"
+    assert result == Conversion(1, [f"{source}:2: {missing}"])
     assert [json.loads(line) for line in (tmp_path / "out" / "set.jsonl").read_text().splitlines()] == [
         {**good, "repo": "../code"}
     ]

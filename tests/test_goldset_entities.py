@@ -69,9 +69,12 @@ def test_entities_containing_lines(lines: list[int], functions: tuple[str, ...],
 
 
 def test_bytes_are_parsed_like_text() -> None:
-    assert changed_entities("pkg/m.py", SOURCE.encode(), [28]) == Entities(("pkg/m.py:Shop.Inner.deep",), ("pkg/m.py:Shop",))
+    expected = Entities(("pkg/m.py:Shop.Inner.deep",), ("pkg/m.py:Shop",))
+    assert changed_entities("pkg/m.py", SOURCE.encode(), [28]) == expected
 
 
-@pytest.mark.parametrize("source", ["def broken(:\n    pass\n", b"\xff\xfe\x00binary", "int main() { return 0; }\n", "x = 1\0\n"])
+@pytest.mark.parametrize(
+    "source", ["def broken(:\n    pass\n", b"\xff\xfe\x00binary", "int main() { return 0; }\n", "x = 1\0\n"]
+)
 def test_unparseable_sources_give_no_entities(source: str | bytes) -> None:
     assert changed_entities("m.py", source, [1]) == Entities((), ())

@@ -10,7 +10,7 @@ from gitrepo import commit, init_repo
 
 from pytest_codesearch.goldset import formats
 from pytest_codesearch.goldset.entries import CaseEntry, LoadedGoldSet
-from pytest_codesearch.goldset.formats import FORMATS, Format, RepoMap, load, reader_for
+from pytest_codesearch.goldset.formats import FORMATS, Format, ReadOptions, load, reader_for
 from pytest_codesearch.goldset.formats.native import FORMAT as NATIVE
 from pytest_codesearch.goldset.model import GoldSetMetadata, GroundTruthFile, TestCase
 from pytest_codesearch.repo.resolve import default_repo, resolve_repo
@@ -18,17 +18,22 @@ from pytest_codesearch.repo.resolve import default_repo, resolve_repo
 CASE = {"id": "c1", "query": "where is login handled", "ground_truth_files": ["src/auth.py"]}
 
 
-def _read_lines(path: Path, repos: RepoMap) -> LoadedGoldSet:
+README = GroundTruthFile(path="README.md")
+
+
+def _read_lines(path: Path, options: ReadOptions) -> LoadedGoldSet:
     """A toy shape: each line of a .queries file is a query whose answer is README.md."""
     lines = path.read_text(encoding="utf-8").splitlines()
     entries = [
-        CaseEntry(n, TestCase(id=f"q{n}", query=q, ground_truth_files=[GroundTruthFile(path="README.md")]), None, f"q{n}")
+        CaseEntry(n, TestCase(id=f"q{n}", query=q, ground_truth_files=[README]), None, f"q{n}")
         for n, q in enumerate(lines, start=1)
     ]
     return LoadedGoldSet(path, GoldSetMetadata(), entries, None)
 
 
-TOY = Format(name="toy", suffixes=(".queries",), sniff=lambda path: path.read_bytes().startswith(b"where"), read=_read_lines)
+TOY = Format(
+    name="toy", suffixes=(".queries",), sniff=lambda path: path.read_bytes().startswith(b"where"), read=_read_lines
+)
 
 
 def test_native_is_registered_and_claims_its_files(tmp_path: Path) -> None:
@@ -52,7 +57,7 @@ def test_a_new_shape_is_one_format_value(tmp_path: Path) -> None:
     assert reader_for(path) is None  # not registered: the default registry never opens .queries files
     assert reader_for(path, registry) is TOY
     assert reader_for(elsewhere, registry) is None
-    assert [c.query for c in TOY.read(path, {}).cases] == ["where is login", "where is logout"]
+    assert [c.query for c in TOY.read(path, ReadOptions()).cases] == ["where is login", "where is logout"]
 
 
 def test_load_of_an_unclaimed_file_reports_it_through_the_native_reader(tmp_path: Path) -> None:
@@ -66,7 +71,8 @@ def test_resolve_repo_relative_absolute_mapped_and_missing(tmp_path: Path) -> No
     goldset = tmp_path / "sets" / "a.jsonl"
     assert resolve_repo("../code", goldset) == ((tmp_path / "code").resolve(), None)
     assert resolve_repo(str(tmp_path / "code"), goldset) == ((tmp_path / "code").resolve(), None)
-    assert resolve_repo("acme/shop", goldset, {"acme/shop": tmp_path / "mirror"}) == ((tmp_path / "mirror").resolve(), None)
+    mirror = (tmp_path / "mirror").resolve()
+    assert resolve_repo("acme/shop", goldset, {"acme/shop": tmp_path / "mirror"}) == (mirror, None)
     missing = (tmp_path / "sets" / "nope").resolve()
     assert resolve_repo("nope", goldset) == (None, f"repo: 'nope' (resolved to {missing}) is not a directory")
     gone = (tmp_path / "gone").resolve()

@@ -138,7 +138,10 @@ def test_text_before_the_first_file_is_ignored_and_empty_patch_has_no_files() ->
     ("patch", "message"),
     [
         ("--- a/m.py\n+++ b/m.py\n@@ -1,2 +1,2 @@\n a\n", "line 3: the hunk ends early: 1 old and 1 new lines missing"),
-        ("--- a/m.py\n+++ b/m.py\n@@ -x +1 @@\n", "line 3: malformed hunk header '@@ -x +1 @@' (expected '@@ -a,b +c,d @@')"),
+        (
+            "--- a/m.py\n+++ b/m.py\n@@ -x +1 @@\n",
+            "line 3: malformed hunk header '@@ -x +1 @@' (expected '@@ -a,b +c,d @@')",
+        ),
         ("@@ -1 +1 @@\n-a\n+b\n", "line 1: a hunk before any file header ('diff --git' or '---'/'+++')"),
         ("--- a/m.py\n+++ b/m.py\n@@ -1,2 +1,2 @@\n a\n*b\n", "line 5: unexpected line in a hunk: '*b'"),
         ("--- a/m.py\n+++ b/m.py\n@@ -1 +1,2 @@\n a\n a\n", "line 3: the hunk is longer than its header says"),

@@ -44,7 +44,8 @@ def test_patch_of_two_methods_and_a_function_gives_exact_truth(tmp_path: Path) -
     base_lines = {path: read(path).decode().splitlines() for path in truth.lines}  # type: ignore[union-attr]
     assert base_lines["pkg/shop.py"][8].strip() == "self.items.append(item)"
     assert base_lines["pkg/shop.py"][14].strip() == "return sum(i.price for i in self.items)"
-    assert [base_lines["pkg/util.py"][n - 1] for n in (5, 8, 9)] == ["    return str(value)", "def unused():", "    return math.pi"]
+    util = [base_lines["pkg/util.py"][n - 1] for n in (5, 8, 9)]
+    assert util == ["    return str(value)", "def unused():", "    return math.pi"]
     assert "pkg/discount.py" not in [entry.name for entry in tree["pkg"]]  # type: ignore[union-attr]
 
 

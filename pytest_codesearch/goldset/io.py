@@ -30,9 +30,9 @@ def is_goldset(path: Path) -> bool:
     return formats.reader_for(path) is not None
 
 
-def load_goldset(path: Path, repos: formats.RepoMap | None = None) -> LoadedGoldSet:
+def load_goldset(path: Path, options: formats.ReadOptions | None = None) -> LoadedGoldSet:
     """Read a gold-set file of any known shape; never raises for bad content, which is reported in the result."""
-    return formats.load(path, repos)
+    return formats.load(path, options)
 
 
 def dump_goldset_jsonl(path: Path, metadata: GoldSetMetadata, cases: Iterable[TestCase]) -> None:

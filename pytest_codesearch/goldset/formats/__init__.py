@@ -11,12 +11,12 @@ first: the first format that claims a file reads it)::
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from ..entries import LoadedGoldSet
 from . import native, swebench
-from .base import Format, RepoMap
+from .base import Format, ReadOptions, RepoMap
 
 FORMATS: tuple[Format, ...] = (swebench.FORMAT, native.FORMAT)
 """Every known shape, most specific first."""
@@ -32,10 +32,10 @@ def reader_for(path: Path, formats: Sequence[Format] = FORMATS) -> Format | None
     return next((fmt for fmt in formats if fmt.claims(path)), None)
 
 
-def load(path: Path, repos: Mapping[str, Path] | None = None) -> LoadedGoldSet:
+def load(path: Path, options: ReadOptions | None = None) -> LoadedGoldSet:
     """Read ``path`` with the format that claims it (the native reader when none does); never raises."""
     fmt = reader_for(path) or native.FORMAT
-    return fmt.read(path, repos or {})
+    return fmt.read(path, options or ReadOptions())
 
 
-__all__ = ["FORMATS", "SUFFIXES", "Format", "RepoMap", "load", "reader_for"]
+__all__ = ["FORMATS", "SUFFIXES", "Format", "ReadOptions", "RepoMap", "load", "reader_for"]

@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..entries import LoadedGoldSet
 
 RepoMap = Mapping[str, Path]
 """Repository names as a gold set writes them (``owner/name``) to local clones; empty means none given."""
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """What a reader may need besides the file; every shape ignores what does not apply to it."""
+
+    repos: RepoMap = field(default_factory=dict)
+    """Where repositories named in the file are cloned (``--codesearch-repo-map``, to come)."""
+    hints: bool = False
+    """SWE-bench: append ``hints_text`` to the query (off by default, as published tables run)."""
 
 
 @dataclass(frozen=True)
@@ -27,8 +37,8 @@ class Format:
     """Lower-case file suffixes the shape may have (``.json``, ``.jsonl``)."""
     sniff: Callable[[Path], bool]
     """True when the content looks like this shape (broken files of the shape too, so errors are shown)."""
-    read: Callable[[Path, RepoMap], LoadedGoldSet]
-    """Read the file into cases; the map resolves repository names for shapes that need a tree."""
+    read: Callable[[Path, ReadOptions], LoadedGoldSet]
+    """Read the file into cases, with the options that apply to the shape."""
 
     def claims(self, path: Path) -> bool:
         """Return True when ``path`` has one of the suffixes and its content looks like this shape."""

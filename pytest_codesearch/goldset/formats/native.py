@@ -19,7 +19,7 @@ from ..entries import (
 )
 from ..jsontext import LineIndex, elements, members, skip
 from ..model import EXTENSION_PREFIXES, GoldSetMetadata, unknown_field_message
-from .base import Format, RepoMap
+from .base import Format, ReadOptions
 
 _DOCUMENT_KEYS = ("metadata", "test_cases")
 
@@ -61,8 +61,8 @@ def _jsonl_looks_like_goldset(raw: bytes) -> bool:
     return "metadata" in first or ("query" in first and "ground_truth_files" in first)
 
 
-def load_native(path: Path, repos: RepoMap | None = None) -> LoadedGoldSet:
-    """Return the gold set in a native JSON or JSONL file (by suffix); ``repos`` is not needed.
+def load_native(path: Path, options: ReadOptions | None = None) -> LoadedGoldSet:
+    """Return the gold set in a native JSON or JSONL file (by suffix); no option applies.
 
     Never raises for bad content: it is reported in the result instead, per entry where it can be.
     """

@@ -38,7 +38,7 @@ from ..jsontext import LineIndex, elements, skip
 from ..model import GoldSetMetadata, TestCase
 from ..patch import PatchError, parse_patch
 from ..truth import PatchTruth, Reader, truth_from_patch
-from .base import Format, RepoMap
+from .base import Format, ReadOptions, RepoMap
 
 REQUIRED = ("instance_id", "repo", "base_commit", "problem_statement", "patch")
 """Fields every instance must have, as non-empty strings."""
@@ -66,10 +66,10 @@ def sniff_swebench(path: Path) -> bool:
     return text.startswith("[") or (text.startswith("{") and b'"test_cases"' not in head)
 
 
-def load_swebench(path: Path, repos: RepoMap) -> LoadedGoldSet:
+def load_swebench(path: Path, options: ReadOptions) -> LoadedGoldSet:
     """Return the cases of a file of SWE-bench-style instances; never raises for bad content."""
     records, error = read_records(path)
-    builder = _CaseBuilder(path, repos)
+    builder = _CaseBuilder(path, options)
     entries = [builder.entry(line, value) for line, value in records]
     return LoadedGoldSet(path, GoldSetMetadata(), entries, error)
 
@@ -116,9 +116,9 @@ def _json_records(text: str) -> tuple[list[Record], str | None]:
 class _CaseBuilder:
     """Turns instances into cases, opening each repository once per file."""
 
-    def __init__(self, path: Path, repos: RepoMap) -> None:
+    def __init__(self, path: Path, options: ReadOptions) -> None:
         self.path = path
-        self.repos = repos
+        self.options = options
         self.seen: dict[str, int] = {}
         self.opened: dict[str, tuple[pygit2.Repository | None, str | None]] = {}
 
@@ -156,11 +156,11 @@ class _CaseBuilder:
         problem = _truth_problem(truth, record["base_commit"])
         if problem is not None:
             return None, problem
-        return _case_from(record, truth, repository), ""
+        return _case_from(record, truth, repository, self.options.hints), ""
 
     def _open(self, repo: str) -> tuple[pygit2.Repository | None, str | None]:
         if repo not in self.opened:
-            self.opened[repo] = _open_repository(repo, self.path, self.repos)
+            self.opened[repo] = _open_repository(repo, self.path, self.options.repos)
         return self.opened[repo]
 
 
@@ -226,8 +226,11 @@ def _truth_problem(truth: PatchTruth, base_commit: str) -> str | None:
     return None
 
 
-def _case_from(record: dict[str, Any], truth: PatchTruth, repository: pygit2.Repository) -> dict[str, Any]:
+def _case_from(record: dict[str, Any], truth: PatchTruth, repository: pygit2.Repository, hints: bool) -> dict[str, Any]:
     """Return the native case (as JSON) of an instance and the ground truth of its patch."""
+    query = record["problem_statement"]
+    if hints and isinstance(record.get("hints_text"), str) and record["hints_text"].strip():
+        query = f"{query}\n\n{record['hints_text']}"
     files: list[Any] = [
         {"path": path, "lines": [list(span) for span in truth.lines[path]]} if path in truth.lines else path
         for path in truth.files
@@ -235,7 +238,7 @@ def _case_from(record: dict[str, Any], truth: PatchTruth, repository: pygit2.Rep
     workdir = repository.workdir or repository.path
     return {
         "id": record["instance_id"],
-        "query": record["problem_statement"],
+        "query": query,
         "ground_truth_files": files,
         "repo": str(Path(workdir).resolve()),
         "base_commit": record["base_commit"],
