@@ -140,11 +140,12 @@ def test_a_broken_json_list_is_one_file_error(tmp_path: Path) -> None:
     assert loaded.error == "line 2: invalid JSON: Expecting property name enclosed in double quotes (column 3)"
 
 
-def test_instances_run_as_items(pytester: pytest.Pytester) -> None:
+@pytest.mark.parametrize("dist", ["-n0", "-n2"])
+def test_instances_run_as_items(pytester: pytest.Pytester, dist: str) -> None:
     swebench_workspace(pytester.path)
     for name in ("lite.json", "locbench-instance.json"):
         (pytester.path / name).unlink()
-    result = pytester.runpytest("--codesearch-agent=oracle", "--codesearch-runs=1")
+    result = pytester.runpytest("--codesearch-agent=oracle", "--codesearch-runs=1", dist)
     result.assert_outcomes(passed=2)
     records = {case["id"]: case for case in read_results(pytester.path)["cases"]}
     assert sorted(records) == ["acme__shop-1", "acme__shop-2"]
