@@ -156,3 +156,8 @@ def test_malformed_patches_name_the_line(patch: str, message: str) -> None:
 def test_spans_merge_adjacent_lines() -> None:
     assert spans([5, 1, 2, 3, 9, 10, 5]) == [(1, 3), (5, 5), (9, 10)]
     assert spans([]) == []
+
+
+def test_form_feeds_and_crlf_inside_lines_do_not_split_them() -> None:
+    patch = "--- a/m.py\r\n+++ b/m.py\r\n@@ -1,3 +1,3 @@\r\n a\x0c\r\n-b\u2028x\r\n+B\r\n c\x1c\r\n"
+    assert parse_patch(patch).changes == (FileChange("m.py", "m.py", "modified", False, ((2, 2),)),)

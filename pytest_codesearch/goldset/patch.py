@@ -106,7 +106,11 @@ def spans(lines: Iterable[int]) -> list[Span]:
 
 def parse_patch(text: str) -> ParsedPatch:
     """Return the per-file changes of a unified diff; raise ``PatchError`` naming the line when it is malformed."""
-    return _Parser(text.splitlines()).parse()
+    # Not str.splitlines: it also splits at form feeds and other separators that source lines may hold.
+    lines = [line.removesuffix("\r") for line in text.split("\n")]
+    if lines and lines[-1] == "":
+        lines.pop()
+    return _Parser(lines).parse()
 
 
 class _Parser:
