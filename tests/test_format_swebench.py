@@ -189,3 +189,11 @@ def test_hints_are_appended_only_when_asked(tmp_path: Path) -> None:
     statement = "Adding the same item twice to the cart counts it twice, and totals show long decimals."
     assert [c.query for c in plain] == [statement, "fmt prints too many digits"]
     assert [c.query for c in with_hints] == [f"{statement}\n\nLook at Cart.add.", "fmt prints too many digits"]
+
+
+def test_an_object_is_one_instance_only_when_its_own_keys_say_so(tmp_path: Path) -> None:
+    report = tmp_path / "results.json"
+    report.write_text(json.dumps({"cases": [{"instance_id": "a", "base_commit": "b"}]}))
+    broken = tmp_path / "one.json"
+    broken.write_text('{"instance_id": "a", "base_commit": "b", oops}')
+    assert (reader_for(report), reader_for(broken)) == (None, SWEBENCH)

@@ -44,6 +44,8 @@ REQUIRED = ("instance_id", "repo", "base_commit", "problem_statement", "patch")
 """Fields every instance must have, as non-empty strings."""
 _HEAD = 65_536
 """Bytes read to recognise a file: the first instance's early keys are in them."""
+_SINGLE_LIMIT = 4 * 1024 * 1024
+"""A ``.json`` object larger than this is not read as one instance (its whole text is parsed to tell)."""
 
 Record = tuple[int, Any]
 """A decoded instance (or the ``ValueError`` that stopped it) and the line where it starts."""
@@ -63,7 +65,21 @@ def sniff_swebench(path: Path) -> bool:
         except ValueError:  # a line longer than the head, or broken: the keys were seen in it
             return '"instance_id"' in first and '"base_commit"' in first
         return isinstance(value, dict) and "instance_id" in value and "base_commit" in value
-    return text.startswith("[") or (text.startswith("{") and b'"test_cases"' not in head)
+    if text.startswith("{"):
+        return _single_instance(path)
+    return text.startswith("[")
+
+
+def _single_instance(path: Path) -> bool:
+    """Return True when a ``.json`` object file is one instance (its top-level keys say so), or is broken."""
+    data = path.read_bytes()
+    if len(data) > _SINGLE_LIMIT:
+        return False  # a report or another document, not one instance
+    try:
+        value = LENIENT.decode(data.decode("utf-8-sig"))
+    except ValueError:  # also UnicodeDecodeError: a broken instance file is still one, so its error shows
+        return b'"test_cases"' not in data
+    return isinstance(value, dict) and "instance_id" in value and "base_commit" in value
 
 
 def load_swebench(path: Path, options: ReadOptions) -> LoadedGoldSet:
