@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pygit2
 import pytest
 from example_project import read_results
 from shop_repo import BASE, DATA, build_shop, swebench_workspace
@@ -176,7 +177,7 @@ def test_a_missing_blob_is_named_and_the_rest_runs(tmp_path: Path) -> None:
     assert [(e.case_id, e.error) for e in loaded.entries] == [
         (
             "acme__shop-1",
-            f"base_commit: the tree names 'pkg/shop.py' (blob 3918707be09d), but {git_dir}/ lacks it (a partial clone?)",
+            f"base_commit: f331e8075701 needs 'pkg/shop.py' (blob 3918707be09d), but {git_dir}/ lacks it (a partial clone?)",
         ),
         ("acme__shop-2", None),
     ]
@@ -197,3 +198,21 @@ def test_an_object_is_one_instance_only_when_its_own_keys_say_so(tmp_path: Path)
     broken = tmp_path / "one.json"
     broken.write_text('{"instance_id": "a", "base_commit": "b", oops}')
     assert (reader_for(report), reader_for(broken)) == (None, SWEBENCH)
+
+
+def test_a_missing_base_tree_is_named(tmp_path: Path) -> None:
+    root = swebench_workspace(tmp_path)
+    repo = pygit2.Repository(str(root / "acme__shop"))
+    tree = str(repo[pygit2.Oid(hex=BASE)].peel(pygit2.Commit).tree_id)
+    (root / "acme__shop" / ".git" / "objects" / tree[:2] / tree[2:]).unlink()
+    git_dir = (root / "acme__shop" / ".git").resolve()
+    expected = f"base_commit: f331e8075701 needs tree {tree[:12]}, but {git_dir}/ lacks it (a partial clone?)"
+    assert [e.error for e in load(root / "instances.jsonl").entries] == [expected, expected]
+
+
+def test_text_after_an_instance_on_its_line_is_an_error(tmp_path: Path) -> None:
+    root = swebench_workspace(tmp_path)
+    line = (root / "instances.jsonl").read_text().splitlines()[1]
+    (root / "junk.jsonl").write_text(line + " trailing\r\n" + line.replace("acme__shop-2", "acme__shop-9") + "\r\n")
+    entries = load(root / "junk.jsonl").entries
+    assert [(e.line, e.error) for e in entries] == [(1, f"invalid JSON: Extra data (column {len(line) + 2})"), (2, None)]

@@ -105,9 +105,10 @@ def read_records(path: Path) -> tuple[list[Record], str | None]:
     return _json_records(text)
 
 
-def _decode(text: str, offset: int = 0) -> Any:
+def _decode(text: str, offset: int | None = None) -> Any:
+    """Return the value of ``text`` (the whole of it), or of the value at ``offset``; the error if invalid."""
     try:
-        return STRICT.raw_decode(text, offset)[0]
+        return STRICT.decode(text) if offset is None else STRICT.raw_decode(text, offset)[0]
     except ValueError as exc:
         return exc
 
@@ -166,9 +167,10 @@ class _CaseBuilder:
         except PatchError as exc:
             return None, f"patch: {exc}"
         try:
-            truth = truth_from_patch(patch, _tree_reader(repository, commit.tree))
+            truth = truth_from_patch(patch, _tree_reader(repository, commit))
         except MissingBlob as exc:
-            return None, f"base_commit: the tree names {exc}, but {repository.path} lacks it (a partial clone?)"
+            where = f"base_commit: {record['base_commit'][:12]} needs {exc}"
+            return None, f"{where}, but {repository.path} lacks it (a partial clone?)"
         problem = _truth_problem(truth, record["base_commit"])
         if problem is not None:
             return None, problem
@@ -211,11 +213,15 @@ class MissingBlob(Exception):
     """The tree names a file whose blob the repository lacks (a partial clone, a damaged mirror)."""
 
 
-def _tree_reader(repository: pygit2.Repository, tree: pygit2.Tree) -> Reader:
-    """Return a reader of the blobs of ``tree``: None for paths that are absent, trees or submodules.
+def _tree_reader(repository: pygit2.Repository, commit: pygit2.Commit) -> Reader:
+    """Return a reader of the blobs of ``commit``'s tree: None for paths that are absent, trees or submodules.
 
-    Raises ``MissingBlob`` when the tree names the file but the object database lacks its blob.
+    Raises ``MissingBlob`` when the object database lacks the tree or a blob the tree names.
     """
+    try:
+        tree = commit.tree
+    except (KeyError, pygit2.GitError):
+        raise MissingBlob(f"tree {str(commit.tree_id)[:12]}") from None
 
     def read(path: str) -> bytes | None:
         try:
