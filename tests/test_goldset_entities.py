@@ -78,3 +78,15 @@ def test_bytes_are_parsed_like_text() -> None:
 )
 def test_unparseable_sources_give_no_entities(source: str | bytes) -> None:
     assert changed_entities("m.py", source, [1]) == Entities((), ())
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "x = " + "(" * 300 + ")" * 300 + "\n",  # SyntaxError: too many nested parentheses
+        "x = " + "+".join(["1"] * 200_000) + "\n",  # RecursionError while building the tree
+        "x = " + "-" * 100_000 + "1\n",  # MemoryError in the parser
+    ],
+)
+def test_code_too_deep_for_the_parser_gives_no_entities(source: str) -> None:
+    assert changed_entities("deep.py", source, [1]) == Entities((), ())

@@ -161,3 +161,8 @@ def test_spans_merge_adjacent_lines() -> None:
 def test_form_feeds_and_crlf_inside_lines_do_not_split_them() -> None:
     patch = "--- a/m.py\r\n+++ b/m.py\r\n@@ -1,3 +1,3 @@\r\n a\x0c\r\n-b\u2028x\r\n+B\r\n c\x1c\r\n"
     assert parse_patch(patch).changes == (FileChange("m.py", "m.py", "modified", False, ((2, 2),)),)
+
+
+def test_short_octal_escapes_in_quoted_names() -> None:
+    patch = '--- "a/x\\18.py"\n+++ "b/x\\18.py"\n@@ -1 +1 @@\n-a\n+b\n'
+    assert parse_patch(patch).changes[0].old_path == "x\x018.py"

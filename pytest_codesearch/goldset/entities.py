@@ -79,7 +79,7 @@ def _parse(source: str | bytes) -> ast.Module | None:
         with warnings.catch_warnings():  # invalid escape sequences in old code are not our concern
             warnings.simplefilter("ignore")
             return ast.parse(source)
-    except (SyntaxError, ValueError):  # ValueError: null bytes in the source
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # null bytes; nesting too deep to parse
         return None
 
 

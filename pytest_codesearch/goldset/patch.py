@@ -18,6 +18,8 @@ Span = tuple[int, int]
 """``(start, end)``: 1-based old-side line numbers, both ends inclusive."""
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+_OCTAL = "01234567"
+_OCTAL_RUN = re.compile("[0-7]{1,3}")
 _ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
 
 
@@ -283,9 +285,10 @@ def _unquote(name: str) -> str:
         if char != "\\" or index + 1 >= len(body):
             out += char.encode("utf-8")
             index += 1
-        elif body[index + 1] in "01234567":
-            out.append(int(body[index + 1 : index + 4], 8) & 0xFF)
-            index += 4
+        elif body[index + 1] in _OCTAL:
+            digits = _OCTAL_RUN.match(body, index + 1)[0]  # type: ignore[index]  # one digit at least
+            out.append(int(digits, 8) & 0xFF)
+            index += 1 + len(digits)
         else:
             out.append(_ESCAPES.get(body[index + 1], ord(body[index + 1])))
             index += 2
