@@ -18,6 +18,8 @@ from pytest_codesearch.goldset.formats.swebench import FORMAT as SWEBENCH
 from pytest_codesearch.goldset.formats.swebench import load_swebench
 
 UTIL_FUNCTIONS = ["pkg/util.py:fmt", "pkg/util.py:unused"]
+FIXED = "227e6c3a135ee6857861811df0c4a192ecf0deee"
+"""The fix commit: a wrong base for its own patch."""
 
 
 def _case_json(case: Any) -> dict[str, Any]:
@@ -106,6 +108,7 @@ def test_each_broken_instance_fails_alone_naming_its_field(tmp_path: Path) -> No
         json.dumps(_instance(instance_id="x-5", patch="--- /dev/null\n+++ b/new.py\n@@ -0,0 +1 @@\n+a\n")),
         json.dumps(_instance(instance_id="x-6", repo="acme/missing")),
         json.dumps(_instance(instance_id="x-7", problem_statement="  ")),
+        json.dumps(_instance(instance_id="x-8", base_commit=FIXED)),
         json.dumps(_instance()),
         "{not json",
         "[1]",
@@ -125,10 +128,12 @@ def test_each_broken_instance_fails_alone_naming_its_field(tmp_path: Path) -> No
         (7, "x-6", f"repo: 'acme/missing' (resolved to {missing}) is not a directory; "
                    "clone it there or beside the file as 'acme__missing', or map it to a clone"),
         (8, "x-7", "problem_statement: must not be empty"),
-        (9, None, "instance_id: duplicate of line 1"),
-        (10, None, "invalid JSON: Expecting property name enclosed in double quotes (column 2)"),
-        (11, None, "an instance must be a JSON object, got array"),
-        (12, None, "instance_id: must not contain whitespace or control characters (found ' ')"),
+        (9, "x-8", f"patch: does not fit base_commit {FIXED[:12]}: pkg/util.py:5: "
+                   "the patch expects 'return str(value)', the file has 'return f\"{value:.2f}\"'"),
+        (10, None, "instance_id: duplicate of line 1"),
+        (11, None, "invalid JSON: Expecting property name enclosed in double quotes (column 2)"),
+        (12, None, "an instance must be a JSON object, got array"),
+        (13, None, "instance_id: must not contain whitespace or control characters (found ' ')"),
     ]
 
 

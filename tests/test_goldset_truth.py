@@ -5,11 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pygit2
+import pytest
 from gitrepo import commit, init_repo
 from shop_repo import UTIL, build_shop
 
 from pytest_codesearch.goldset.patch import parse_patch
-from pytest_codesearch.goldset.truth import PatchTruth, Reader, truth_from_patch
+from pytest_codesearch.goldset.truth import PatchTruth, Reader, fit_problem, truth_from_patch
 
 def _tree_reader(repo: pygit2.Repository, commit_id: str) -> tuple[pygit2.Tree, Reader]:
     tree = repo[pygit2.Oid(hex=commit_id)].peel(pygit2.Commit).tree
@@ -56,3 +57,26 @@ def test_files_the_base_lacks_are_reported_missing(tmp_path: Path) -> None:
     patch = "diff --git a/pkg/other.py b/pkg/other.py\n--- a/pkg/other.py\n+++ b/pkg/other.py\n@@ -1 +1 @@\n-a\n+b\n"
     truth = truth_from_patch(parse_patch(patch), read)
     assert (truth.files, truth.missing, truth.functions) == (("pkg/other.py",), ("pkg/other.py",), ())
+
+
+def test_a_patch_read_against_the_wrong_commit_does_not_fit(tmp_path: Path) -> None:
+    repo, _, patch = build_shop(tmp_path / "shop")
+    _, read_fixed = _tree_reader(repo, str(repo.head.target))  # the fix itself, not its parent
+    util_patch = "".join(patch.partition("diff --git a/pkg/util.py")[1:])
+    truth = truth_from_patch(parse_patch(util_patch), read_fixed)
+    expected = "pkg/util.py:5: the patch expects 'return str(value)', the file has 'return f\"{value:.2f}\"'"
+    assert truth.misfits == (expected,)
+
+
+@pytest.mark.parametrize(
+    ("data", "shown", "problem"),
+    [
+        (b"a\nb  \r\nc\n", [(1, "a"), (2, "b"), (3, "c")], None),  # trailing whitespace and CR are ignored
+        (b"a\nb\n", [(3, "c")], "f.py:3: the patch shows line 3, but the file has 2 lines"),
+        (b"a\nb", [(2, "x")], "f.py:2: the patch expects 'x', the file has 'b'"),
+        (b"\xff\xfe", [(1, "anything")], None),  # not UTF-8: not checked
+        (b"", [], None),
+    ],
+)
+def test_fit_problem(data: bytes, shown: list[tuple[int, str]], problem: str | None) -> None:
+    assert fit_problem("f.py", data, shown) == problem

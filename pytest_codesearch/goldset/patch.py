@@ -40,6 +40,8 @@ class FileChange:
     """True for a binary change: no line information."""
     old_lines: tuple[Span, ...]
     """Merged old-side spans the hunks touch, in order."""
+    old_text: tuple[tuple[int, str], ...] = field(default=(), compare=False, repr=False)
+    """The base lines the hunks show (context and removed), by line number: to check the patch fits a base."""
 
     @property
     def path(self) -> str:
@@ -83,6 +85,7 @@ class _File:
     named: bool = False
     """True once its '---'/'+++' pair was read: a second pair starts another file (plain diffs)."""
     lines: list[int] = field(default_factory=list)
+    shown: dict[int, str] = field(default_factory=dict)
 
     def finish(self) -> FileChange:
         old = None if self.added else (self.old_path or self.header_old or self.new_path)
@@ -92,7 +95,9 @@ class _File:
         status: Status = "added" if old is None else "deleted" if new is None else "modified"
         if status == "modified" and (self.renamed or old != new):
             status = "renamed"
-        return FileChange(old, new, status, self.binary, () if old is None else tuple(spans(self.lines)))
+        if old is None:
+            return FileChange(old, new, status, self.binary, ())
+        return FileChange(old, new, status, self.binary, tuple(spans(self.lines)), tuple(sorted(self.shown.items())))
 
 
 def spans(lines: Iterable[int]) -> list[Span]:
@@ -187,9 +192,9 @@ class _Parser:
         new_count = int(match[4] if match[4] is not None else 1)
         # An empty old side names the line *after which* the new lines go.
         position = old_start + 1 if old_count == 0 else old_start
-        self.current.lines.extend(self._hunk_body(position, old_count, new_count))
+        self.current.lines.extend(self._hunk_body(position, old_count, new_count, self.current.shown))
 
-    def _hunk_body(self, position: int, old_left: int, new_left: int) -> list[int]:
+    def _hunk_body(self, position: int, old_left: int, new_left: int, shown: dict[int, str]) -> list[int]:
         """Read a hunk's lines; return the old-side lines it touches. Errors name the hunk's header line."""
         header_line = self.index
         touched: list[int] = []
@@ -203,6 +208,8 @@ class _Parser:
             kind = line[:1]
             if kind == "\\":
                 continue  # "\ No newline at end of file"
+            if kind in ("-", " ", ""):
+                shown[position] = line[1:]
             if kind == "-":
                 touched.append(position)
                 position, old_left, removed_here = position + 1, old_left - 1, True

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from .entities import changed_entities
@@ -31,6 +31,8 @@ class PatchTruth:
     """``path.py:Name`` of every top-level class or function containing one."""
     missing: tuple[str, ...]
     """Files the patch changes that the base does not have (the patch does not fit this base)."""
+    misfits: tuple[str, ...] = ()
+    """``path:line: ...`` for each file whose base text differs from the lines the patch shows."""
 
 
 def truth_from_patch(patch: ParsedPatch, read: Reader) -> PatchTruth:
@@ -39,11 +41,18 @@ def truth_from_patch(patch: ParsedPatch, read: Reader) -> PatchTruth:
     functions: list[str] = []
     modules: list[str] = []
     missing: list[str] = []
-    for path in patch.scored_files:
+    misfits: list[str] = []
+    for change in patch.changes:
+        if change.old_path is None:
+            continue  # an added file: nothing at the base to read
+        path = change.path
         data = read(path)
         if data is None:
             missing.append(path)
             continue
+        misfit = fit_problem(path, data, change.old_text)
+        if misfit is not None:
+            misfits.append(misfit)
         if path.endswith(PYTHON_SUFFIXES) and path in lines:
             changed = (n for start, end in lines[path] for n in range(start, end + 1))
             entities = changed_entities(path, data, changed)
@@ -56,4 +65,26 @@ def truth_from_patch(patch: ParsedPatch, read: Reader) -> PatchTruth:
         functions=tuple(functions),
         modules=tuple(modules),
         missing=tuple(missing),
+        misfits=tuple(misfits),
     )
+
+
+def fit_problem(path: str, data: bytes, shown: Iterable[tuple[int, str]]) -> str | None:
+    """Return ``path:line: ...`` for the first line the patch shows that the base text lacks, or None.
+
+    Trailing whitespace is ignored. Files that are not UTF-8 are not checked (the patch's text cannot
+    be compared with their bytes).
+    """
+    try:
+        lines = data.decode("utf-8").split("\n")
+    except UnicodeDecodeError:
+        return None
+    if lines[-1] == "":
+        lines.pop()  # the text after the last newline is not a line
+    for number, expected in shown:
+        if number > len(lines):
+            return f"{path}:{number}: the patch shows line {number}, but the file has {len(lines)} lines"
+        found = lines[number - 1].removesuffix("\r")
+        if found.rstrip() != expected.rstrip():
+            return f"{path}:{number}: the patch expects {expected.strip()[:60]!r}, the file has {found.strip()[:60]!r}"
+    return None

@@ -243,6 +243,8 @@ def _truth_problem(truth: PatchTruth, base_commit: str) -> str | None:
     if truth.missing:
         names = ", ".join(repr(path) for path in truth.missing)
         return f"patch: changes {names}, not in the tree of base_commit {base_commit[:12]} (does the patch fit it?)"
+    if truth.misfits:
+        return f"patch: does not fit base_commit {base_commit[:12]}: {truth.misfits[0]}"
     if not truth.files:
         return "patch: changes no file that exists at base_commit (it only adds files)"
     return None
