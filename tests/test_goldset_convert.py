@@ -52,3 +52,18 @@ def test_converted_instances_collect_and_score_the_same(pytester: pytest.Pyteste
         metrics.append({c["id"]: c["metrics"] for c in read_results(pytester.path)["cases"]})
     assert sorted(metrics[0]) == ["acme__shop-1", "acme__shop-2"]
     assert metrics[0] == metrics[1]
+
+
+def test_a_directory_of_instance_files_joins_into_one_gold_set(tmp_path: Path) -> None:
+    root = swebench_workspace(tmp_path / "data")  # instances.jsonl, lite.json (the same two), one Loc-Bench file
+    (root / "notes.json").write_text('{"unrelated": true}')
+    result = convert_goldset(root, tmp_path / "all.jsonl")
+    assert result == Conversion(
+        3,
+        [
+            f"{root / 'lite.json'}:2: id: 'acme__shop-1' is already used at {root / 'instances.jsonl'}:1",
+            f"{root / 'lite.json'}:16: id: 'acme__shop-2' is already used at {root / 'instances.jsonl'}:2",
+        ],
+    )
+    cases = load(tmp_path / "all.jsonl").cases
+    assert [(c.id, c.repo) for c in cases] == [(f"acme__shop-{n}", "data/acme__shop") for n in (1, 2, 3)]

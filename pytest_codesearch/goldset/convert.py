@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -10,7 +11,7 @@ from pytest_codesearch.repo.resolve import default_repo, resolve_repo
 
 from . import formats
 from .entries import LoadedGoldSet, format_error
-from .model import TestCase
+from .model import GoldSetMetadata, TestCase
 from .writer import write_goldset_jsonl
 
 
@@ -25,18 +26,38 @@ class Conversion:
 def convert_goldset(source: Path, output: Path, options: formats.ReadOptions | None = None) -> Conversion:
     """Write the cases of ``source`` (any known shape) to ``output`` as native JSONL, atomically.
 
-    Derived ground truth is written out in full. Each case names its repository relative to
-    ``output``, so the new file searches the same trees wherever it is written; broken entries are
-    left out and listed in the result.
+    ``source`` is a file, or a directory whose gold-set files (those some shape claims, by name order)
+    are joined into one. Derived ground truth is written out in full. Each case names its repository
+    relative to ``output``, so the new file searches the same trees wherever it is written. Broken
+    entries, and cases whose id an earlier file already used, are left out and listed in the result.
     """
     options = options or formats.ReadOptions()
-    loaded = formats.load(source, options)
-    errors = [format_error(str(source), 0, loaded.error)] if loaded.error else []
-    errors += [format_error(str(source), e.line, e.error or "invalid case") for e in loaded.entries if e.case is None]
-    base = _default_base(loaded, options.repos)
-    cases = (_rebased(case, source, output, base, options.repos) for case in loaded.cases)
-    metadata = loaded.metadata.model_copy(update={"repo": None})  # each case names its own now
-    return Conversion(write_goldset_jsonl(output, metadata, cases), errors)
+    paths = sorted(p for p in source.iterdir() if formats.reader_for(p)) if source.is_dir() else [source]
+    errors: list[str] = []
+    metadata = GoldSetMetadata()
+    if not source.is_dir():
+        metadata = formats.load(source, options).metadata.model_copy(update={"repo": None})  # cases name theirs
+    written = write_goldset_jsonl(output, metadata, _cases(paths, output, options, errors))
+    return Conversion(written, errors)
+
+
+def _cases(paths: list[Path], output: Path, options: formats.ReadOptions, errors: list[str]) -> Iterator[TestCase]:
+    """Yield the good cases of each file, re-based for ``output``; append what is left out to ``errors``."""
+    seen: dict[str, str] = {}
+    for path in paths:
+        loaded = formats.load(path, options)
+        if loaded.error:
+            errors.append(format_error(str(path), 0, loaded.error))
+        base = _default_base(loaded, options.repos)
+        for entry in loaded.entries:
+            where = f"{path}:{entry.line}"
+            if entry.case is None:
+                errors.append(f"{where}: {entry.error or 'invalid case'}")
+            elif entry.case.id in seen:
+                errors.append(f"{where}: id: {entry.case.id!r} is already used at {seen[entry.case.id]}")
+            else:
+                seen[entry.case.id] = where
+                yield _rebased(entry.case, path, output, base, options.repos)
 
 
 def _default_base(loaded: LoadedGoldSet, repos: formats.RepoMap) -> Path | None:
