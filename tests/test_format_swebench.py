@@ -221,3 +221,15 @@ def test_text_after_an_instance_on_its_line_is_an_error(tmp_path: Path) -> None:
     (root / "junk.jsonl").write_text(line + " trailing\r\n" + line.replace("acme__shop-2", "acme__shop-9") + "\r\n")
     entries = load(root / "junk.jsonl").entries
     assert [(e.line, e.error) for e in entries] == [(1, f"invalid JSON: Extra data (column {len(line) + 2})"), (2, None)]
+
+
+def test_a_broken_instance_fails_alone_as_an_item(pytester: pytest.Pytester) -> None:
+    root = swebench_workspace(pytester.path)
+    for name in ("instances.jsonl", "lite.json", "locbench-instance.json"):
+        (root / name).unlink()
+    lines = [json.dumps(_instance()), json.dumps(_instance(instance_id="x-1", patch=None))]
+    (root / "broken.jsonl").write_text("\n".join(lines) + "\n")
+    result = pytester.runpytest("--codesearch-agent=oracle", "--codesearch-runs=1")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["broken.jsonl:2: patch: missing required field"])
+    assert "Traceback" not in result.stdout.str()
