@@ -80,3 +80,20 @@ def test_a_patch_read_against_the_wrong_commit_does_not_fit(tmp_path: Path) -> N
 )
 def test_fit_problem(data: bytes, shown: list[tuple[int, str]], problem: str | None) -> None:
     assert fit_problem("f.py", data, shown) == problem
+
+
+def test_renamed_and_deleted_python_files_name_entities_by_base_path() -> None:
+    base = {"old.py": b"def f():\n    return 1\n", "gone.py": b"class A:\n    def m(self):\n        pass\n"}
+    patch = (
+        "diff --git a/old.py b/new.py\nsimilarity index 80%\nrename from old.py\nrename to new.py\n"
+        "--- a/old.py\n+++ b/new.py\n@@ -1,2 +1,2 @@\n def f():\n-    return 1\n+    return 2\n"
+        "diff --git a/gone.py b/gone.py\ndeleted file mode 100644\n--- a/gone.py\n+++ /dev/null\n"
+        "@@ -1,3 +0,0 @@\n-class A:\n-    def m(self):\n-        pass\n"
+    )
+    truth = truth_from_patch(parse_patch(patch), base.get)
+    assert (truth.files, truth.functions, truth.modules) == (
+        ("old.py", "gone.py"),
+        ("old.py:f", "gone.py:A.m"),
+        ("old.py:f", "gone.py:A"),
+    )
+    assert truth.lines == {"old.py": ((2, 2),), "gone.py": ((1, 3),)}
