@@ -14,10 +14,10 @@ import pytest
 
 import pytest_codesearch
 from pytest_codesearch.evaluate import CaseError, CaseSpec, EvalSettings, evaluate_case
-from pytest_codesearch.goldset.io import format_error, load_goldset
-from pytest_codesearch.goldset.model import GoldSetMetadata
+from pytest_codesearch.goldset import formats
+from pytest_codesearch.goldset.io import format_error
 from pytest_codesearch.keys import POOL_FIXTURE
-from pytest_codesearch.repo.snapshot import find_repository
+from pytest_codesearch.repo.resolve import default_repo, resolve_repo
 from pytest_codesearch.report.model import CaseResult, InvalidEntry
 from pytest_codesearch.runner.base import AgentCrashed, AgentError, AgentTimeout
 from pytest_codesearch.state import STATE, RunState
@@ -38,13 +38,14 @@ class GoldsetFile(pytest.File):
     def collect(self) -> Iterator[pytest.Item]:
         """Yield the file's items in file order; run order is set later from the seed."""
         state = self.config.stash[STATE]
-        loaded = load_goldset(self.path)
+        loaded = formats.load(self.path)
         display = self.display_path()
         if loaded.error is not None:
             yield BrokenEntryItem.from_parent(
                 self, name="goldset-file", goldset=display, line=0, error=loaded.error, case_id=None
             )
-        repo, base, repo_error = self._default_repo(loaded.metadata)
+        repo, repo_error = default_repo(self.path, loaded.metadata.repo, display)
+        base = loaded.metadata.base_commit
         fixtureinfo = None
         for entry in loaded.entries:
             if entry.case is None:
@@ -58,7 +59,7 @@ class GoldsetFile(pytest.File):
                 )
                 continue
             case = entry.case
-            case_repo, case_error = (repo, repo_error) if case.repo is None else self._resolve(case.repo)
+            case_repo, case_error = (repo, repo_error) if case.repo is None else resolve_repo(case.repo, self.path)
             spec = CaseSpec(
                 goldset=display,
                 line=entry.line,
@@ -82,25 +83,6 @@ class GoldsetFile(pytest.File):
             return self.path.relative_to(self.config.rootpath).as_posix()
         except ValueError:
             return self.path.as_posix()
-
-    def _default_repo(self, metadata: GoldSetMetadata) -> tuple[Path | None, str | None, str | None]:
-        if metadata.repo is not None:
-            repo, error = self._resolve(metadata.repo)
-            return repo, metadata.base_commit, error
-        found = find_repository(self.path.parent)
-        if found is None:
-            error = (
-                f"{self.display_path()}: no 'repo' given and the file is not inside a git repository; "
-                "set 'repo' in the case or the metadata"
-            )
-            return None, metadata.base_commit, error
-        return found, metadata.base_commit, None
-
-    def _resolve(self, repo: str) -> tuple[Path | None, str | None]:
-        path = (self.path.parent / os.path.expanduser(repo)).resolve()
-        if not path.is_dir():
-            return None, f"repo: {repo!r} (resolved to {path}) is not a directory"
-        return path, None
 
 
 class CaseItem(pytest.Function):

@@ -311,13 +311,13 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> GoldsetFile | None:
-    """Collect JSON/JSONL gold sets when an agent is selected; other JSON files are left alone."""
-    if STATE not in parent.config.stash or file_path.suffix not in (".json", ".jsonl"):
+    """Collect gold sets of any known shape when an agent is selected; other files are left alone."""
+    if STATE not in parent.config.stash:
         return None
-    from pytest_codesearch.goldset.io import is_goldset
+    from pytest_codesearch.goldset.formats import reader_for
     from pytest_codesearch.items import GoldsetFile
 
-    if not is_goldset(file_path):
+    if reader_for(file_path) is None:
         return None
     return GoldsetFile.from_parent(parent, path=file_path)
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from pytest_codesearch.report.aggregate import build_run_report
-from pytest_codesearch.report.atomic import write_atomic
+from pytest_codesearch.atomic import write_atomic
 from pytest_codesearch.report.csv_report import render_csv, write_csv
 from pytest_codesearch.report.json_report import write_json
 from pytest_codesearch.report.markdown import escape_cell, render_markdown, write_markdown

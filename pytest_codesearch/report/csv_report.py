@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TypeAlias
 
-from pytest_codesearch.report.atomic import write_atomic
+from pytest_codesearch.atomic import write_atomic
 from pytest_codesearch.report.model import CaseResult, RunReport
 
 Cell: TypeAlias = "str | float | None"

@@ -48,7 +48,7 @@ REPORT_FORMATS: dict[str, ReportFormat] = {
 
 def write_reports(report: RunReport, directory: Path, names: Iterable[str]) -> list[Path]:
     """Write the files of the formats ``names`` into ``directory`` atomically; return their paths."""
-    from pytest_codesearch.report.atomic import write_atomic
+    from pytest_codesearch.atomic import write_atomic
 
     written = []
     for name in names:

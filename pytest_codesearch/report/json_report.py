@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_codesearch.report.atomic import write_atomic
+from pytest_codesearch.atomic import write_atomic
 from pytest_codesearch.report.model import RunReport
 
 

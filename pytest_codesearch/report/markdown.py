@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from pytest_codesearch.report.atomic import write_atomic
+from pytest_codesearch.atomic import write_atomic
 from pytest_codesearch.report.compare import significant_leaders
 from pytest_codesearch.report.markdown_stats import (
     breakdowns_section,

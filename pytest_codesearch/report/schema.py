@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from pytest_codesearch.report.atomic import write_atomic
+from pytest_codesearch.atomic import write_atomic
 from pytest_codesearch.report.model import RunReport
 
 def results_schema() -> dict[str, object]:

@@ -1,0 +1,78 @@
+"""Write files so that a reader never sees a half-written one (PITFALLS 14), with the user's umask.
+
+Used for report files and gold sets alike: a temporary file in the same directory, flushed and fsynced,
+then renamed over the target with ``os.replace``. A run killed midway leaves the previous file intact
+and at worst a stray temporary file, never a truncated one.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO
+
+_STATUS = Path("/proc/self/status")
+
+
+def current_umask() -> int:
+    """Return the process's umask, read without changing it where the platform allows."""
+    try:
+        for line in _STATUS.read_text(encoding="ascii").splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)  # elsewhere the only way to read it is to set it (briefly)
+    os.umask(mask)
+    return mask
+
+
+def creation_mode() -> int:
+    """Return the mode a new file gets from ``open()``: ``0o666`` less the umask."""
+    return 0o666 & ~current_umask()
+
+
+@contextmanager
+def atomic_file(path: Path) -> Iterator[IO[str]]:
+    """Yield a UTF-8 text stream (newlines written as given) that replaces ``path`` when the block ends.
+
+    If the block raises, the temporary file is removed and ``path`` is left as it was. The new file gets
+    the mode ``open()`` would give it (``mkstemp`` alone makes it 0600 whatever the umask). Missing parent
+    directories are created.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as stream:
+            yield stream
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(tmp_name, creation_mode())
+        os.replace(tmp_name, path)
+    except BaseException:
+        Path(tmp_name).unlink(missing_ok=True)
+        raise
+    _fsync_directory(path.parent)
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` (UTF-8, newlines as given) in one step; see ``atomic_file``."""
+    with atomic_file(path) as stream:
+        stream.write(text)
+
+
+def _fsync_directory(directory: Path) -> None:
+    """Persist the rename itself where the platform allows opening a directory."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:  # Windows cannot open a directory
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

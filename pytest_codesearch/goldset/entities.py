@@ -1,0 +1,116 @@
+"""Which functions, methods and top-level definitions of a Python file contain given lines.
+
+Names follow the form LocAgent, SweRank and Agentless use: ``path.py:Class.method`` for a function or
+method (enclosing classes and functions joined with dots), ``path.py:Name`` for a top-level class or
+function (the "module" level of their tables). A definition spans from its first decorator to its last
+line. A line inside nested functions belongs to each of them (``outer`` and ``outer.inner``); a line in a
+class body outside any method belongs to the class's top-level entry only; a line outside every definition
+belongs to no entity (the file alone).
+"""
+
+from __future__ import annotations
+
+import ast
+import warnings
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+
+_Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+
+
+@dataclass(frozen=True)
+class Entities:
+    """The entities of one file that contain changed lines, in source order, without repeats."""
+
+    functions: tuple[str, ...]
+    """``path.py:Class.method`` for every function or method containing a line."""
+    modules: tuple[str, ...]
+    """``path.py:Name`` for every top-level class or function containing a line."""
+
+
+@dataclass(frozen=True)
+class Definition:
+    """A function or class: its dotted name within the file and its lines, decorators included."""
+
+    qualname: str
+    start: int
+    end: int
+    is_function: bool
+    """False for a class."""
+    top_level: bool
+
+
+def changed_entities(path: str, source: str | bytes, lines: Iterable[int]) -> Entities:
+    """Return the functions and top-level definitions of ``source`` (the file at ``path``) containing ``lines``.
+
+    ``lines`` are 1-based line numbers of ``source``. A file that does not parse as Python (a syntax error,
+    another language, bytes that are not text) gives no entities rather than an error.
+    """
+    wanted = sorted(set(lines))
+    if not wanted:
+        return Entities((), ())
+    functions: list[str] = []
+    modules: list[str] = []
+    for span in definition_spans(source):
+        if not _contains_any(span, wanted):
+            continue
+        if span.is_function:
+            functions.append(f"{path}:{span.qualname}")
+        if span.top_level:
+            modules.append(f"{path}:{span.qualname}")
+    return Entities(tuple(functions), tuple(modules))
+
+
+@lru_cache(maxsize=512)
+def definition_spans(source: str | bytes) -> tuple[Definition, ...]:
+    """Return every function and class of ``source`` with its lines, in source order; () if it does not parse.
+
+    Cached by content: the instances of one benchmark read the same unchanged files at many commits,
+    and parsing is nearly all the cost of deriving their ground truth.
+    """
+    tree = _parse(source)
+    return () if tree is None else tuple(_definitions(tree.body, ""))
+
+
+def _parse(source: str | bytes) -> ast.Module | None:
+    try:
+        with warnings.catch_warnings():  # invalid escape sequences in old code are not our concern
+            warnings.simplefilter("ignore")
+            return ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # null bytes; nesting too deep to parse
+        return None
+
+
+def _definitions(body: list[ast.stmt], prefix: str) -> Iterator[Definition]:
+    """Yield every function and class under ``body`` in source order, nested ones after their parent."""
+    for node in _nested_statements(body):
+        if not isinstance(node, _Definition):
+            continue
+        qualname = f"{prefix}{node.name}"
+        start = min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)])
+        end = node.end_lineno if node.end_lineno is not None else node.lineno
+        is_function = not isinstance(node, ast.ClassDef)
+        yield Definition(qualname, start, end, is_function, prefix == "")
+        yield from _definitions(node.body, f"{qualname}.")
+
+
+def _nested_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Yield the statements of ``body`` and those inside its if/try/with/for/while blocks (not definitions')."""
+    for node in body:
+        yield node
+        if isinstance(node, _Definition):
+            continue
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            for child in getattr(node, name, ()):
+                if isinstance(child, (ast.ExceptHandler, ast.match_case)):
+                    yield from _nested_statements(child.body)
+                elif isinstance(child, ast.stmt):
+                    yield from _nested_statements([child])
+
+
+def _contains_any(span: Definition, wanted: list[int]) -> bool:
+    """Return True when some line of the sorted ``wanted`` lies in ``span``."""
+    index = bisect_left(wanted, span.start)
+    return index < len(wanted) and wanted[index] <= span.end

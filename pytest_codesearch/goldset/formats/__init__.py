@@ -1,0 +1,41 @@
+"""Gold-set readers, one module per input shape, behind one registry.
+
+Adding a shape is one module defining a ``Format`` plus its line in ``FORMATS`` (more specific shapes
+first: the first format that claims a file reads it)::
+
+    from pytest_codesearch.goldset.formats import load, reader_for
+
+    fmt = reader_for(path)          # None: not a gold set of any known shape
+    loaded = load(path)             # never raises; errors are in loaded.error and the entries
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..entries import LoadedGoldSet
+from . import native, swebench
+from .base import Format, ReadOptions, RepoMap
+
+FORMATS: tuple[Format, ...] = (swebench.FORMAT, native.FORMAT)
+"""Every known shape, most specific first."""
+
+SUFFIXES: frozenset[str] = frozenset(suffix for fmt in FORMATS for suffix in fmt.suffixes)
+"""Every suffix some shape may have: other files are never opened."""
+
+
+def reader_for(path: Path, formats: Sequence[Format] = FORMATS) -> Format | None:
+    """Return the first of ``formats`` that claims ``path``, or None when none does."""
+    if formats is FORMATS and path.suffix.lower() not in SUFFIXES:
+        return None  # the common case, decided without opening the file
+    return next((fmt for fmt in formats if fmt.claims(path)), None)
+
+
+def load(path: Path, options: ReadOptions | None = None) -> LoadedGoldSet:
+    """Read ``path`` with the format that claims it (the native reader when none does); never raises."""
+    fmt = reader_for(path) or native.FORMAT
+    return fmt.read(path, options or ReadOptions())
+
+
+__all__ = ["FORMATS", "SUFFIXES", "Format", "ReadOptions", "RepoMap", "load", "reader_for"]

@@ -1,0 +1,50 @@
+"""The shape every gold-set reader has: which files it claims, and how it reads them into cases."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..entries import LoadedGoldSet
+
+RepoMap = Mapping[str, Path]
+"""Repository names as a gold set writes them (``owner/name``) to local clones; empty means none given."""
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """What a reader may need besides the file; every shape ignores what does not apply to it."""
+
+    repos: RepoMap = field(default_factory=dict)
+    """Where repositories named in the file are cloned (``--codesearch-repo-map``, to come)."""
+    hints: bool = False
+    """SWE-bench: append ``hints_text`` to the query (off by default, as published tables run)."""
+
+
+@dataclass(frozen=True)
+class Format:
+    """One input shape: the file names it claims, a cheap look at the content, and its reader.
+
+    ``sniff`` reads as little as it can and may raise ``OSError`` (``claims`` turns that into False);
+    ``read`` never raises for bad content: whole-file problems go in ``LoadedGoldSet.error`` and each
+    broken case becomes a ``CaseEntry`` with its line and field, so the rest still runs.
+    """
+
+    name: str
+    """Short name, used in docs and messages (``native``, ``swebench``)."""
+    suffixes: tuple[str, ...]
+    """Lower-case file suffixes the shape may have (``.json``, ``.jsonl``)."""
+    sniff: Callable[[Path], bool]
+    """True when the content looks like this shape (broken files of the shape too, so errors are shown)."""
+    read: Callable[[Path, ReadOptions], LoadedGoldSet]
+    """Read the file into cases, with the options that apply to the shape."""
+
+    def claims(self, path: Path) -> bool:
+        """Return True when ``path`` has one of the suffixes and its content looks like this shape."""
+        if path.suffix.lower() not in self.suffixes:
+            return False
+        try:
+            return self.sniff(path)
+        except OSError:
+            return False

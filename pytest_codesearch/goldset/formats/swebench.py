@@ -1,0 +1,292 @@
+"""SWE-bench-style instances: SWE-bench (Lite, Verified, full), Loc-Bench and MULocBench records.
+
+A file holds one instance object, a JSON list of them, or one per line (JSONL). Each instance needs
+``instance_id``, ``repo`` (``owner/name``), ``base_commit``, ``problem_statement`` (the query) and ``patch``
+(a unified diff). The ground truth is derived from the patch, read against the tree at ``base_commit``
+(``goldset/truth.py``): the files it modifies or deletes, their old-side lines, and the changed functions
+and top-level definitions of Python files. Every other field is kept under ``x-swebench``.
+
+The repository is found locally, in this order: ``repos[repo]`` (the repository map), a directory named
+as ``repo`` relative to the instance file (``django/django``), or one named as SWE-bench names its
+mirrors (``django__django``). Cloning remote repositories is a later step.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pygit2
+from pydantic import ValidationError
+
+from pytest_codesearch.repo.resolve import resolve_repo
+from pytest_codesearch.repo.revs import peel_commit
+
+from ..entries import (
+    LENIENT,
+    STRICT,
+    CaseEntry,
+    LoadedGoldSet,
+    claim_id,
+    decode_error,
+    describe_validation_error,
+    json_error,
+    json_type,
+)
+from ..jsontext import LineIndex, elements, skip
+from ..model import GoldSetMetadata, TestCase
+from ..patch import PatchError, parse_patch
+from ..truth import PatchTruth, Reader, truth_from_patch
+from .base import Format, ReadOptions, RepoMap
+
+REQUIRED = ("instance_id", "repo", "base_commit", "problem_statement", "patch")
+"""Fields every instance must have, as non-empty strings."""
+_HEAD = 65_536
+"""Bytes read to recognise a file: the first instance's early keys are in them."""
+_SINGLE_LIMIT = 4 * 1024 * 1024
+"""A ``.json`` object larger than this is not read as one instance (its whole text is parsed to tell)."""
+
+Record = tuple[int, Any]
+"""A decoded instance (or the ``ValueError`` that stopped it) and the line where it starts."""
+
+
+def sniff_swebench(path: Path) -> bool:
+    """Return True when the file's first instance has ``instance_id`` and ``base_commit`` (a cheap look)."""
+    with path.open("rb") as stream:
+        head = stream.read(_HEAD)
+    if b'"instance_id"' not in head or b'"base_commit"' not in head:
+        return False
+    text = head.decode("utf-8-sig", errors="replace").lstrip()
+    if path.suffix.lower() == ".jsonl":
+        first = text.split("\n", 1)[0]
+        try:
+            value = LENIENT.decode(first)
+        except ValueError:  # a line longer than the head, or broken: the keys were seen in it
+            return '"instance_id"' in first and '"base_commit"' in first
+        return isinstance(value, dict) and "instance_id" in value and "base_commit" in value
+    if text.startswith("{"):
+        return _single_instance(path)
+    return text.startswith("[")
+
+
+def _single_instance(path: Path) -> bool:
+    """Return True when a ``.json`` object file is one instance (its top-level keys say so), or is broken."""
+    data = path.read_bytes()
+    if len(data) > _SINGLE_LIMIT:
+        return False  # a report or another document, not one instance
+    try:
+        value = LENIENT.decode(data.decode("utf-8-sig"))
+    except ValueError:  # also UnicodeDecodeError: a broken instance file is still one, so its error shows
+        return b'"test_cases"' not in data
+    return isinstance(value, dict) and "instance_id" in value and "base_commit" in value
+
+
+def load_swebench(path: Path, options: ReadOptions) -> LoadedGoldSet:
+    """Return the cases of a file of SWE-bench-style instances; never raises for bad content."""
+    records, error = read_records(path)
+    builder = _CaseBuilder(path, options)
+    entries = [builder.entry(line, value) for line, value in records]
+    return LoadedGoldSet(path, GoldSetMetadata(), entries, error)
+
+
+def read_records(path: Path) -> tuple[list[Record], str | None]:
+    """Return the instances of a JSON (one object or a list) or JSONL file, and any whole-file problem."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return [], f"cannot read: {exc.strerror or exc}"
+    try:
+        text = data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        return [], decode_error(exc, data.count(b"\n", 0, exc.start) + 1, 0)
+    if path.suffix.lower() == ".jsonl":
+        return _jsonl_records(text), None
+    return _json_records(text)
+
+
+def _decode(text: str, offset: int | None = None) -> Any:
+    """Return the value of ``text`` (the whole of it), or of the value at ``offset``; the error if invalid."""
+    try:
+        return STRICT.decode(text) if offset is None else STRICT.raw_decode(text, offset)[0]
+    except ValueError as exc:
+        return exc
+
+
+def _jsonl_records(text: str) -> list[Record]:
+    return [(number, _decode(line)) for number, line in enumerate(text.split("\n"), start=1) if line.strip()]
+
+
+def _json_records(text: str) -> tuple[list[Record], str | None]:
+    try:
+        document = LENIENT.decode(text)
+    except json.JSONDecodeError as exc:
+        return [], f"line {exc.lineno}: {json_error(exc)}"
+    start, line = skip(text, 0), LineIndex(text).line
+    if isinstance(document, dict):
+        return [(line(start), _decode(text, start))], None
+    if isinstance(document, list):
+        return [(line(offset), _decode(text, offset)) for offset in elements(text, start)], None
+    return [], f"line 1: expected an instance object or a list of them, got {json_type(document)}"
+
+
+class _CaseBuilder:
+    """Turns instances into cases, opening each repository once per file."""
+
+    def __init__(self, path: Path, options: ReadOptions) -> None:
+        self.path = path
+        self.options = options
+        self.seen: dict[str, int] = {}
+        self.opened: dict[str, tuple[pygit2.Repository | None, str | None]] = {}
+
+    def entry(self, line: int, value: Any) -> CaseEntry:
+        """Return the case of one decoded instance, or the entry naming its first problem."""
+        if isinstance(value, ValueError):
+            return CaseEntry(line, None, json_error(value), None)
+        if not isinstance(value, dict):
+            return CaseEntry(line, None, f"an instance must be a JSON object, got {json_type(value)}", None)
+        case_id, duplicate = claim_id({"id": value.get("instance_id")}, line, self.seen)
+        if duplicate:
+            return CaseEntry(line, None, "instance_" + duplicate, None)
+        problem = _missing_field(value)
+        if problem is None:
+            case_json, problem = self._case_json(value)
+            if case_json is not None:
+                return _validated(line, case_json, case_id)
+        return CaseEntry(line, None, problem, case_id)
+
+    def _case_json(self, record: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
+        repository, error = self._open(record["repo"])
+        if repository is None:
+            return None, error or "repo: cannot be opened"
+        commit = peel_commit(repository, record["base_commit"])
+        if isinstance(commit, str):
+            return None, f"base_commit: {record['base_commit']!r} is not in {repository.path}: {commit}"
+        try:
+            patch = parse_patch(record["patch"])
+        except PatchError as exc:
+            return None, f"patch: {exc}"
+        try:
+            truth = truth_from_patch(patch, _tree_reader(repository, commit))
+        except MissingBlob as exc:
+            where = f"base_commit: {record['base_commit'][:12]} needs {exc}"
+            return None, f"{where}, but {repository.path} lacks it (a partial clone?)"
+        problem = _truth_problem(truth, record["base_commit"])
+        if problem is not None:
+            return None, problem
+        return _case_from(record, truth, repository, self.options.hints), ""
+
+    def _open(self, repo: str) -> tuple[pygit2.Repository | None, str | None]:
+        if repo not in self.opened:
+            self.opened[repo] = _open_repository(repo, self.path, self.options.repos)
+        return self.opened[repo]
+
+
+def _missing_field(record: dict[str, Any]) -> str | None:
+    """Return ``field: problem`` for the first required field that is not a non-empty string."""
+    for name in REQUIRED:
+        value = record.get(name)
+        if value is None:
+            return f"{name}: missing required field"
+        if not isinstance(value, str):
+            return f"{name}: must be a string"
+        if not value.strip():
+            return f"{name}: must not be empty"
+    return None
+
+
+def _open_repository(repo: str, goldset: Path, repos: RepoMap) -> tuple[pygit2.Repository | None, str | None]:
+    """Return the local repository ``repo`` names (see the module docstring), or None and why."""
+    path, error = resolve_repo(repo, goldset, repos)
+    if path is None and repo not in repos and "/" in repo:
+        path = resolve_repo(repo.replace("/", "__"), goldset)[0]
+    if path is None:
+        hint = f"; clone it there or beside the file as {repo.replace('/', '__')!r}, or map it to a clone"
+        return None, f"{error}{hint}"
+    try:
+        return pygit2.Repository(str(path)), None
+    except pygit2.GitError as exc:
+        return None, f"repo: {repo!r} ({path}) is not a git repository: {exc}"
+
+
+class MissingBlob(Exception):
+    """The tree names a file whose blob the repository lacks (a partial clone, a damaged mirror)."""
+
+
+def _tree_reader(repository: pygit2.Repository, commit: pygit2.Commit) -> Reader:
+    """Return a reader of the blobs of ``commit``'s tree: None for paths that are absent, trees or submodules.
+
+    Raises ``MissingBlob`` when the object database lacks the tree or a blob the tree names.
+    """
+    try:
+        tree = commit.tree
+    except (KeyError, pygit2.GitError):
+        raise MissingBlob(f"tree {str(commit.tree_id)[:12]}") from None
+
+    def read(path: str) -> bytes | None:
+        try:
+            entry = tree[path]
+        except (KeyError, ValueError):
+            return None
+        if entry.type_str != "blob":
+            return None  # a directory, or a submodule whose commit is not in this repository
+        try:
+            blob = repository[entry.id]
+        except KeyError:
+            raise MissingBlob(f"{path!r} (blob {str(entry.id)[:12]})") from None
+        return blob.data if isinstance(blob, pygit2.Blob) else None
+
+    return read
+
+
+def _truth_problem(truth: PatchTruth, base_commit: str) -> str | None:
+    if truth.missing:
+        names = ", ".join(repr(path) for path in truth.missing)
+        return f"patch: changes {names}, not in the tree of base_commit {base_commit[:12]} (does the patch fit it?)"
+    if truth.misfits:
+        return f"patch: does not fit base_commit {base_commit[:12]}: {truth.misfits[0]}"
+    if not truth.files:
+        return "patch: changes no file that exists at base_commit (it only adds files)"
+    return None
+
+
+def _case_from(record: dict[str, Any], truth: PatchTruth, repository: pygit2.Repository, hints: bool) -> dict[str, Any]:
+    """Return the native case (as JSON) of an instance and the ground truth of its patch."""
+    query = record["problem_statement"]
+    if hints and isinstance(record.get("hints_text"), str) and record["hints_text"].strip():
+        query = f"{query}\n\n{record['hints_text']}"
+    files: list[Any] = [
+        {"path": path, "lines": [list(span) for span in truth.lines[path]]} if path in truth.lines else path
+        for path in truth.files
+    ]
+    workdir = repository.workdir or repository.path
+    return {
+        "id": record["instance_id"],
+        "query": query,
+        "ground_truth_files": files,
+        "repo": str(Path(workdir).resolve()),
+        "base_commit": record["base_commit"],
+        "added_files": list(truth.added_files),
+        "tags": [record["repo"]],
+        "x-ground_truth_functions": list(truth.functions),
+        "x-ground_truth_modules": list(truth.modules),
+        "x-swebench": {key: value for key, value in record.items() if key not in REQUIRED},
+    }
+
+
+_FIELD_NAMES = {"id": "instance_id", "query": "problem_statement"}
+"""Native fields named as the instance names them, in error messages."""
+
+
+def _validated(line: int, case_json: dict[str, Any], case_id: str | None) -> CaseEntry:
+    """Validate the derived case; errors name the instance's field (``instance_id``, not ``id``)."""
+    try:
+        return CaseEntry(line, TestCase.model_validate(case_json), None, case_id)
+    except ValidationError as exc:  # e.g. an instance_id with a space, or a patch path with '..'
+        messages = describe_validation_error(exc).split("; ")
+        for native, own in _FIELD_NAMES.items():
+            messages = [own + m[len(native) :] if m.startswith(native + ":") else m for m in messages]
+        return CaseEntry(line, None, "; ".join(messages), case_id)
+
+
+FORMAT = Format(name="swebench", suffixes=(".json", ".jsonl"), sniff=sniff_swebench, read=load_swebench)

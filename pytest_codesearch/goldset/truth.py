@@ -1,0 +1,90 @@
+"""Ground truth derived from a patch read against the base tree: files, old-side lines, functions, modules."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from .entities import changed_entities
+from .patch import ParsedPatch, Span
+
+PYTHON_SUFFIXES = (".py", ".pyi")
+"""Files parsed with ``ast`` for functions and modules; others get file and line level only."""
+
+Reader = Callable[[str], bytes | None]
+"""Returns a file's bytes at the base, or None when the base has no such file (a snapshot reader's ``read``)."""
+
+
+@dataclass(frozen=True)
+class PatchTruth:
+    """What a patch says a localizer should find in the base tree."""
+
+    files: tuple[str, ...]
+    """Files the patch modifies, renames or deletes (base paths), in patch order."""
+    added_files: tuple[str, ...]
+    """Files the patch adds: absent at the base, recorded but not scored."""
+    lines: dict[str, tuple[Span, ...]]
+    """Old-side spans of each file that has any."""
+    functions: tuple[str, ...]
+    """``path.py:Class.method`` of every function or method containing a changed old-side line."""
+    modules: tuple[str, ...]
+    """``path.py:Name`` of every top-level class or function containing one."""
+    missing: tuple[str, ...]
+    """Files the patch changes that the base does not have (the patch does not fit this base)."""
+    misfits: tuple[str, ...] = ()
+    """``path:line: ...`` for each file whose base text differs from the lines the patch shows."""
+
+
+def truth_from_patch(patch: ParsedPatch, read: Reader) -> PatchTruth:
+    """Return the ground truth of ``patch`` against the base that ``read`` gives files of."""
+    lines = patch.old_lines()
+    functions: list[str] = []
+    modules: list[str] = []
+    missing: list[str] = []
+    misfits: list[str] = []
+    for change in patch.changes:
+        if change.old_path is None:
+            continue  # an added file: nothing at the base to read
+        path = change.path
+        data = read(path)
+        if data is None:
+            missing.append(path)
+            continue
+        misfit = fit_problem(path, data, change.old_text)
+        if misfit is not None:
+            misfits.append(misfit)
+        if path.endswith(PYTHON_SUFFIXES) and path in lines:
+            changed = (n for start, end in lines[path] for n in range(start, end + 1))
+            entities = changed_entities(path, data, changed)
+            functions.extend(entities.functions)
+            modules.extend(entities.modules)
+    return PatchTruth(
+        files=tuple(patch.scored_files),
+        added_files=tuple(patch.added_files),
+        lines=lines,
+        functions=tuple(functions),
+        modules=tuple(modules),
+        missing=tuple(missing),
+        misfits=tuple(misfits),
+    )
+
+
+def fit_problem(path: str, data: bytes, shown: Iterable[tuple[int, str]]) -> str | None:
+    """Return ``path:line: ...`` for the first line the patch shows that the base text lacks, or None.
+
+    Trailing whitespace is ignored. Files that are not UTF-8 are not checked (the patch's text cannot
+    be compared with their bytes).
+    """
+    try:
+        lines = data.decode("utf-8").split("\n")
+    except UnicodeDecodeError:
+        return None
+    if lines[-1] == "":
+        lines.pop()  # the text after the last newline is not a line
+    for number, expected in shown:
+        if number > len(lines):
+            return f"{path}:{number}: the patch shows line {number}, but the file has {len(lines)} lines"
+        found = lines[number - 1].removesuffix("\r")
+        if found.rstrip() != expected.rstrip():
+            return f"{path}:{number}: the patch expects {expected.strip()[:60]!r}, the file has {found.strip()[:60]!r}"
+    return None

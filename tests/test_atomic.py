@@ -1,0 +1,100 @@
+"""Atomic files and the native JSONL writer: permissions from the umask, streaming, nothing half-written."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pytest_codesearch.atomic import atomic_file, creation_mode, current_umask, write_atomic
+from pytest_codesearch.goldset.model import GoldSetMetadata, TestCase
+from pytest_codesearch.goldset.writer import case_line, metadata_line, write_goldset_jsonl, write_jsonl_lines
+from pytest_codesearch.mining.output import GoldsetWriter
+
+CASE = TestCase.model_validate({"id": "c1", "query": "where is login", "ground_truth_files": ["a.py"]})
+
+
+@pytest.fixture
+def umask() -> Iterator[int]:
+    """Run the test under umask 0o027, restoring the previous one after."""
+    previous = os.umask(0o027)
+    try:
+        yield 0o027
+    finally:
+        os.umask(previous)
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_current_umask_reads_without_changing_it(umask: int) -> None:
+    assert (current_umask(), creation_mode()) == (0o027, 0o640)
+    assert current_umask() == 0o027
+
+
+@pytest.mark.parametrize(("mask", "mode"), [(0o022, 0o644), (0o002, 0o664), (0o077, 0o600), (0o000, 0o666)])
+def test_write_atomic_creates_files_with_the_umask(tmp_path: Path, mask: int, mode: int) -> None:
+    previous = os.umask(mask)
+    try:
+        write_atomic(tmp_path / "results.json", "{}\n")
+        (tmp_path / "plain.txt").write_text("x")  # what open() gives, for comparison
+    finally:
+        os.umask(previous)
+    assert _mode(tmp_path / "results.json") == mode == _mode(tmp_path / "plain.txt")
+
+
+def test_mined_gold_sets_get_the_umask_in_both_forms(tmp_path: Path, umask: int) -> None:
+    for name in ("mined.jsonl", "mined.json"):
+        with GoldsetWriter(tmp_path / name) as writer:
+            writer.add(case_line(CASE))
+            writer.publish(GoldSetMetadata(name="m"))
+        assert _mode(tmp_path / name) == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mined.json", "mined.jsonl"]
+    assert json.loads((tmp_path / "mined.json").read_text())["test_cases"] == [json.loads(case_line(CASE))]
+
+
+def test_write_goldset_jsonl_streams_cases_and_counts_them(tmp_path: Path, umask: int) -> None:
+    target = tmp_path / "out.jsonl"
+
+    def cases() -> Iterator[TestCase]:
+        for n in range(3):
+            yield CASE.model_copy(update={"id": f"c{n}"})
+
+    assert write_goldset_jsonl(target, GoldSetMetadata(name="s"), cases()) == 3
+    lines = target.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == '{"metadata": {"name": "s"}}' == metadata_line(GoldSetMetadata(name="s"))
+    assert [json.loads(line)["id"] for line in lines[1:]] == ["c0", "c1", "c2"]
+    assert _mode(target) == 0o640
+
+
+def test_write_jsonl_lines_takes_lines_with_or_without_newlines(tmp_path: Path) -> None:
+    target = tmp_path / "out.jsonl"
+    assert write_jsonl_lines(target, GoldSetMetadata(), ['{"a": 1}\n', '{"b": 2}']) == 2
+    assert target.read_text(encoding="utf-8") == '{"a": 1}\n{"b": 2}\n'
+    assert metadata_line(GoldSetMetadata()) is None
+
+
+def test_a_failing_case_stream_keeps_the_previous_gold_set(tmp_path: Path) -> None:
+    target = tmp_path / "out.jsonl"
+    target.write_text("previous\n", encoding="utf-8")
+
+    def broken() -> Iterator[TestCase]:
+        yield CASE
+        raise RuntimeError("source went away")
+
+    with pytest.raises(RuntimeError, match="source went away"):
+        write_goldset_jsonl(target, GoldSetMetadata(), broken())
+    assert target.read_text(encoding="utf-8") == "previous\n"
+    assert list(tmp_path.iterdir()) == [target]
+
+
+def test_atomic_file_writes_newlines_as_given(tmp_path: Path) -> None:
+    target = tmp_path / "a.txt"
+    with atomic_file(target) as stream:
+        stream.write("one\r\ntwo\n")
+    assert target.read_bytes() == b"one\r\ntwo\n"
