@@ -19,13 +19,14 @@ KS = (1, 5, 10)
 AGENTS = {"bm25": (0.6, 8.0), "keyword": (0.35, 1.5), "dense": (0.62, 40.0)}
 """Agent -> (chance each relevant path is found, typical latency in ms)."""
 HOSTILE_QUERIES = (
-    "</script><script>window.__pwned = 1</script>",
-    "<img src=x onerror=\"window.__pwned=2\">",
+    "</script><script>document.documentElement.setAttribute('data-pwned', '1')</script>",
+    "<img src=x onerror=\"document.documentElement.setAttribute('data-pwned', '2')\">",
     "a | b | c\nsecond line",
     "=cmd|' /C calc'!A0",
-    "javascript:window.__pwned=3",
+    "javascript:document.documentElement.setAttribute('data-pwned', '3')",
     "</SCRIPT ><!-- \u2028 & &amp; <b>bold</b>",
 )
+"""Queries that would run script, break a table or a spreadsheet if rendered carelessly."""
 CATEGORIES = ("feature", "bugfix", "refactor")
 COMPLEXITIES = ("low", "medium", "high")
 

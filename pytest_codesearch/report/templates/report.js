@@ -130,6 +130,36 @@
     document.getElementById("prev").disabled = state.page === 0;
     document.getElementById("next").disabled = state.page >= pages - 1;
     document.documentElement.setAttribute("data-rows", String(body.rows.length));
+    document.documentElement.setAttribute("data-matches", String(rows.length));
+  }
+
+  // the view lives in the address's fragment (#bm25=hit&dense=miss&sort=latency:0&desc=1&q=text)
+  // so that a filtered view can be bookmarked or linked
+  function readHash() {
+    var params = new URLSearchParams(location.hash.slice(1));
+    D.agents.forEach(function (agent, a) {
+      var wanted = params.get(agent);
+      if (["hit", "miss", "error"].indexOf(wanted) !== -1) { state.agents[a] = wanted; }
+    });
+    state.search = (params.get("q") || "").toLowerCase();
+    state.sort = params.get("sort") || "case";
+    state.descending = params.get("desc") === "1";
+    state.page = Math.max(0, (Number(params.get("page")) || 1) - 1);
+  }
+
+  function writeHash() {
+    var params = new URLSearchParams();
+    D.agents.forEach(function (agent, a) { if (state.agents[a] !== "any") { params.set(agent, state.agents[a]); } });
+    if (state.search) { params.set("q", state.search); }
+    if (state.sort !== "case") { params.set("sort", state.sort); }
+    if (state.descending) { params.set("desc", "1"); }
+    if (state.page > 0) { params.set("page", String(state.page + 1)); }
+    history.replaceState(null, "", "#" + params.toString());
+  }
+
+  function update() {
+    writeHash();
+    render();
   }
 
   function option(select, value, text) {
@@ -156,7 +186,8 @@
       var label = el("label", agent + " ");
       var select = el("select");
       ["any", "hit", "miss", "error"].forEach(function (v) { option(select, v, v); });
-      select.addEventListener("change", function () { state.agents[a] = select.value; state.page = 0; render(); });
+      select.value = state.agents[a];
+      select.addEventListener("change", function () { state.agents[a] = select.value; state.page = 0; update(); });
       label.appendChild(select);
       box.appendChild(label);
     });
@@ -167,20 +198,23 @@
       option(sort, "metric:" + a, agent + ": " + (D.metric || "score"));
       option(sort, "latency:" + a, agent + ": latency");
     });
-    sort.addEventListener("change", function () { state.sort = sort.value; state.page = 0; render(); });
+    sort.value = state.sort;
+    sort.addEventListener("change", function () { state.sort = sort.value; state.page = 0; update(); });
     var direction = document.getElementById("direction");
-    direction.textContent = "ascending";
+    direction.textContent = state.descending ? "descending" : "ascending";
     direction.addEventListener("click", function () {
       state.descending = !state.descending;
       direction.textContent = state.descending ? "descending" : "ascending";
-      render();
+      update();
     });
     var search = document.getElementById("search");
-    search.addEventListener("input", function () { state.search = search.value.toLowerCase(); state.page = 0; render(); });
-    document.getElementById("prev").addEventListener("click", function () { state.page -= 1; render(); });
-    document.getElementById("next").addEventListener("click", function () { state.page += 1; render(); });
+    search.value = state.search;
+    search.addEventListener("input", function () { state.search = search.value.toLowerCase(); state.page = 0; update(); });
+    document.getElementById("prev").addEventListener("click", function () { state.page -= 1; update(); });
+    document.getElementById("next").addEventListener("click", function () { state.page += 1; update(); });
   }
 
+  readHash();
   buildHeader();
   buildControls();
   render();
