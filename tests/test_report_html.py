@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 from html.parser import HTMLParser
@@ -10,10 +11,10 @@ from pathlib import Path
 import pytest
 from report_cases import AGENTS, HOSTILE_QUERIES, make_report
 
+from pytest_codesearch.report.aggregate import build_run_report
 from pytest_codesearch.report.compare import significant_leaders
 from pytest_codesearch.report.html import case_json, render_html, script_safe_json, write_html
 from pytest_codesearch.report.model import RunInfo, RunReport
-from pytest_codesearch.report.aggregate import build_run_report
 
 
 class Elements(HTMLParser):
@@ -164,3 +165,14 @@ def test_an_empty_run_renders(tmp_path: Path) -> None:
     page = target.read_text(encoding="utf-8")
     assert "No missed case." in page and '"cases":[]' in page
     assert list(tmp_path.iterdir()) == [target]
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_rendering_restores_the_garbage_collector(report: RunReport, enabled: bool) -> None:
+    was = gc.isenabled()
+    (gc.enable if enabled else gc.disable)()
+    try:
+        render_html(report)
+        assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()

@@ -9,6 +9,7 @@ Series colours come from ``PALETTE`` by position, so an agent has the same colou
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -97,16 +98,10 @@ def bin_edges(values: Sequence[float], bins: int, *, log: bool) -> list[float]:
 def bin_counts(values: Sequence[float], edges: Sequence[float]) -> list[int]:
     """Return how many values fall in each [edge_i, edge_i+1) bin, the last bin closed."""
     counts = [0] * (len(edges) - 1)
+    last = len(counts) - 1
     for value in values:
-        lo, hi = 0, len(counts) - 1
-        while lo < hi:  # the bin whose left edge is the last one <= value
-            mid = (lo + hi + 1) // 2
-            if edges[mid] <= value:
-                lo = mid
-            else:
-                hi = mid - 1
         if edges[0] <= value <= edges[-1]:
-            counts[lo] += 1
+            counts[min(bisect_right(edges, value) - 1, last)] += 1
     return counts
 
 
