@@ -97,12 +97,25 @@ def test_page_draws_charts_fills_tables_and_logs_nothing(tmp_path: Path, page: P
 def test_fragment_filters_cases_where_one_agent_hit_and_another_missed(
     tmp_path: Path, page: Path, report: RunReport
 ) -> None:
-    dom, console = run_chromium(tmp_path, page.as_uri() + "#bm25=hit&keyword=miss", "--dump-dom")
+    dom, console = run_chromium(tmp_path, page.as_uri() + "#hit=bm25&miss=keyword", "--dump-dom")
     assert console == []
     matches = expected_matches(report, {"bm25": "hit", "keyword": "miss"})
     assert 0 < matches < 120
     assert f'data-rows="{min(matches, 50)}" data-matches="{matches}"' in dom
     assert '<option value="hit">hit</option>' in dom
+
+
+def test_fragment_sorts_and_searches(tmp_path: Path, page: Path, report: RunReport) -> None:
+    url = page.as_uri() + "#miss=dense&sort=latency:0&desc=1"
+    dom, console = run_chromium(tmp_path, url, "--dump-dom")
+    assert console == []
+    missed = {c.id for c in report.cases if c.agent == "dense" and c.status == "ok" and not c.metrics["hit@10"]}
+    slowest = max((c for c in report.cases if c.agent == "bm25" and c.id in missed),
+                  key=lambda c: c.latency_ms or 0.0)  # fmt: skip
+    first = re.search(r'<tbody><tr><td><div>([^<]+)</div>', dom.split('id="case-table"')[1])
+    assert first is not None and first.group(1) == slowest.id
+    dom, console = run_chromium(tmp_path, page.as_uri() + "#q=A%20%7C%20B", "--dump-dom")
+    assert console == [] and 'data-rows="1" data-matches="1"' in dom
 
 
 def test_screenshot(tmp_path: Path, page: Path) -> None:

@@ -133,13 +133,15 @@
     document.documentElement.setAttribute("data-matches", String(rows.length));
   }
 
-  // the view lives in the address's fragment (#bm25=hit&dense=miss&sort=latency:0&desc=1&q=text)
-  // so that a filtered view can be bookmarked or linked
+  // the view lives in the address's fragment (#hit=bm25&miss=dense&sort=latency:0&desc=1&q=text)
+  // so that a filtered view can be bookmarked or linked; agent names are values, never keys
   function readHash() {
     var params = new URLSearchParams(location.hash.slice(1));
-    D.agents.forEach(function (agent, a) {
-      var wanted = params.get(agent);
-      if (["hit", "miss", "error"].indexOf(wanted) !== -1) { state.agents[a] = wanted; }
+    ["hit", "miss", "error"].forEach(function (outcome) {
+      params.getAll(outcome).forEach(function (agent) {
+        var a = D.agents.indexOf(agent);
+        if (a !== -1) { state.agents[a] = outcome; }
+      });
     });
     state.search = (params.get("q") || "").toLowerCase();
     state.sort = params.get("sort") || "case";
@@ -149,7 +151,7 @@
 
   function writeHash() {
     var params = new URLSearchParams();
-    D.agents.forEach(function (agent, a) { if (state.agents[a] !== "any") { params.set(agent, state.agents[a]); } });
+    D.agents.forEach(function (agent, a) { if (state.agents[a] !== "any") { params.append(state.agents[a], agent); } });
     if (state.search) { params.set("q", state.search); }
     if (state.sort !== "case") { params.set("sort", state.sort); }
     if (state.descending) { params.set("desc", "1"); }
