@@ -176,3 +176,13 @@ def test_rendering_restores_the_garbage_collector(report: RunReport, enabled: bo
         assert gc.isenabled() is enabled
     finally:
         (gc.enable if was else gc.disable)()
+
+
+def test_run_section_lists_settings_agents_and_versions(report: RunReport) -> None:
+    agents = dict(report.run.agents)
+    agents["bm25"] = agents["bm25"].model_copy(update={"param": "<script>p()</script>"})
+    page = render_html(report.model_copy(update={"run": report.run.model_copy(update={"agents": agents})}))
+    run = page.split('<section id="run">')[1].split("</section>")[0]
+    assert "<tr><th>seed</th><td>1</td></tr>" in run
+    assert "<tr><th>pytest-codesearch</th><td>0.1.0</td></tr>" in run
+    assert "<tr><td>bm25</td><td>bm25</td><td>conftest.py</td><td>&lt;script&gt;p()&lt;/script&gt;</td></tr>" in run
