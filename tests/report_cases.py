@@ -47,23 +47,24 @@ def make_cases(n_cases: int, seed: int = 1, agents: Sequence[str] = tuple(AGENTS
 def _answer(
     rng: random.Random, n: int, query: str, truth: list[str], files: list[str], agent: str
 ) -> CaseResult:
-    """Return one agent's scored answer to case ``n`` (every 97th answer is an error)."""
+    """Return one agent's scored answer to case ``n`` (every 97th an error, dense's every 89th a timeout)."""
     skill, speed = AGENTS.get(agent, (0.5, 10.0))
     found = [p for p in truth if rng.random() < skill]
     answer = list(dict.fromkeys(found + rng.sample(files, 12)))[:10]
     rng.shuffle(answer)
     latency = round(speed * rng.lognormvariate(0, 0.4), 3)
-    error = n % 97 == 5
+    status = "error" if n % 97 == 5 else "timeout" if agent == "dense" and n % 89 == 7 else "ok"
+    error = status != "ok"
     relevance = {p: 1 for p in truth}
     metrics = score_case(answer, relevance, ks=KS)
     return CaseResult(
         id=f"case-{n:05d}", goldset="synthetic", agent=agent, query=query,
         nodeid=f"synthetic.jsonl::case-{n:05d}[{agent}]", ground_truth=truth, relevance=relevance,
-        retrieved=[] if error else answer, status="error" if error else "ok",
+        retrieved=[] if error else answer, status=status,
         latency_ms=None if error else latency, latencies_ms=[] if error else [latency],
         index_ms=100.0 if n == 0 else None, indexed=n == 0,
         metrics={m: 0.0 for m in metrics} if error else metrics,
-        error="RuntimeError: <b>boom</b>\nTraceback line" if error else None,
+        error=None if not error else "RuntimeError: <b>boom</b>\nTraceback line" if status == "error" else "over 5 s",
         complexity=COMPLEXITIES[n % 3], category=CATEGORIES[(n // 3) % 3],
         repo=f"repo-{n % 2}", failure_category=None if error or metrics["hit@10"] else "other",
     )  # fmt: skip

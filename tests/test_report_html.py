@@ -94,11 +94,20 @@ def test_answers_carry_scores_paths_and_errors(report: RunReport) -> None:
     answer = row[7][list(AGENTS).index(first.agent)]
     assert [paths[i] for i in row[3]] == first.ground_truth
     assert [paths[i] for i in answer[5]] == first.retrieved[:10]
-    assert answer[0] == 1 and answer[1] == round(first.latency_ms or 0, 3)
+    assert answer[0] == "ok" and answer[1] == round(first.latency_ms or 0, 3)
     assert answer[2] == round(first.metrics["ndcg@10"], 4)
     assert answer[4] == first.metrics["hit@10"]
     error_row = next(r for r in data["cases"] if r[1] == "case-00005")
-    assert error_row[7][0][0] == 0 and error_row[7][0][7].startswith("RuntimeError: <b>")
+    assert error_row[7][0][0] == "error" and error_row[7][0][7].startswith("RuntimeError: <b>")
+    timeout_row = next(r for r in data["cases"] if r[1] == "case-00007")
+    assert [answer[0] for answer in timeout_row[7]] == ["ok", "ok", "timeout"]
+
+
+def test_status_columns_show_only_statuses_that_occur(page: str) -> None:
+    header = page.split('<table class="agents">')[1].split("</thead>")[0]
+    assert "<th>ok</th><th>error</th><th>timeout</th><th>nondet.</th>" in header
+    assert "crashed" not in header
+    assert "(176 ok, 3 error, 1 timeout)" in page
 
 
 def test_script_safe_json_cannot_close_its_element() -> None:

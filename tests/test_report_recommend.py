@@ -16,6 +16,7 @@ from pytest_codesearch.report.recommend import (
     recommend,
     sign_test,
 )
+from pytest_codesearch.status import Status
 
 METRICS = ["ndcg@10", "mrr"]
 
@@ -123,7 +124,7 @@ def test_a_tie_on_quality_names_no_agent() -> None:
 
 
 def test_agents_without_latency_are_not_fastest() -> None:
-    broken = case(0, "broken", 0.0, 1.0).model_copy(update={"status": "error", "latency_ms": None})
+    broken = case(0, "broken", 0.0, 1.0).model_copy(update={"status": Status.ERROR, "latency_ms": None})
     picks = recommend(report_of([broken, case(0, "works", 0.4, 5.0)], ["broken", "works"]))
     assert (picks.speed.agent, picks.speed.runner_up) == ("works", None)
     assert math.isclose(picks.speed.value or 0.0, 5.0)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import gc
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -31,6 +31,7 @@ from pytest_codesearch.report.compare import HEADLINE_METRICS, significant_leade
 from pytest_codesearch.report.model import CaseResult, GroupSummary, MetricSummary, RunReport
 from pytest_codesearch.report.recommend import Recommendations, recommend
 from pytest_codesearch.stats import best_positions
+from pytest_codesearch.status import Status
 
 SHOWN_PATHS = 10
 """Retrieved paths per agent and case carried into the page (the rest are counted)."""
@@ -100,7 +101,8 @@ def _render(report: RunReport, headline: Sequence[str] | None) -> str:
         charts=chart_set(report, picks),
         breakdowns=breakdown_tables(report, metrics),
         failures=failure_table(report),
-        ok_cases=sum(1 for c in report.cases if c.status == "ok"),
+        statuses=status_columns(report),
+        status_counts=_status_counts(report),
         case_data=case_json(report, picks.metric),
         style=_asset("report.css"),
         script=_asset("report.js"),
@@ -113,6 +115,21 @@ def _render(report: RunReport, headline: Sequence[str] | None) -> str:
 def write_html(report: RunReport, path: Path, headline: Sequence[str] | None = None) -> None:
     """Write ``report.html`` atomically."""
     write_atomic(path, render_html(report, headline))
+
+
+def status_columns(report: RunReport) -> list[str]:
+    """Return the statuses the agents table shows: 'ok', then every other one some agent has."""
+    return [
+        s.value
+        for s in Status
+        if s is Status.OK or any(summary.counts.get(s.value) for summary in report.agents.values())
+    ]
+
+
+def _status_counts(report: RunReport) -> str:
+    """Return '880 ok, 12 error' over the report's cases: ok always, other statuses when present."""
+    found = Counter(Status(c.status) for c in report.cases)
+    return ", ".join(f"{found[s]} {s.value}" for s in Status if found[s] or s is Status.OK)
 
 
 def _headline(report: RunReport) -> list[str]:
@@ -278,7 +295,7 @@ def case_json(report: RunReport, metric: str | None) -> Markup:
     ``{"agents", "metric", "hit", "paths", "cases"}``; paths are interned in ``paths`` and given
     by index. A case row is ``[goldset, id, query, ground truth, complexity, category, repo,
     answers]`` with one answer per agent (null when the agent was not given the case):
-    ``[ok, latency_ms, metric, f1, hit, first retrieved paths, retrieved count, error, failure]``.
+    ``[status, latency_ms, metric, f1, hit, first retrieved paths, retrieved count, error, failure]``.
     """
     column = {agent: i for i, agent in enumerate(report.agents)}
     hit = _hit_metric(report)
@@ -325,7 +342,7 @@ def _hit_metric(report: RunReport) -> str | None:
 def _answer(case: CaseResult, paths: defaultdict[str, int], metric: str | None, hit: str | None) -> list[Any]:
     """Return one agent's answer to a case as a compact list (see ``case_json``)."""
     return [
-        1 if case.status == "ok" else 0,
+        Status(case.status).value,
         None if case.latency_ms is None else round(case.latency_ms, 3),
         _score(case, metric),
         _score(case, "f1"),

@@ -4,8 +4,9 @@
 (function () {
   var D = JSON.parse(document.getElementById("case-data").textContent);
   var PAGE = 50;
+  var OUTCOMES = ["hit", "miss", "error", "timeout", "crashed", "not_run"];
   // answer fields, see html.case_json
-  var OK = 0, LATENCY = 1, METRIC = 2, F1 = 3, HIT = 4, PATHS = 5, COUNT = 6, ERROR = 7, FAILURE = 8;
+  var STATUS = 0, LATENCY = 1, METRIC = 2, F1 = 3, HIT = 4, PATHS = 5, COUNT = 6, ERROR = 7, FAILURE = 8;
   var state = { page: 0, sort: "case", descending: false, search: "", agents: D.agents.map(function () { return "any"; }) };
   var haystacks = null;
 
@@ -24,7 +25,7 @@
 
   function outcome(row, answer) {
     if (!answer) { return "none"; }
-    if (answer[OK] !== 1) { return "error"; }
+    if (answer[STATUS] !== "ok") { return answer[STATUS]; }  // error, timeout, crashed, not_run
     if (answer[HIT] !== null) { return answer[HIT] > 0 ? "hit" : "miss"; }
     var truth = truthSet(row);
     return answer[PATHS].some(function (i) { return truth[i]; }) ? "hit" : "miss";
@@ -137,7 +138,7 @@
   // so that a filtered view can be bookmarked or linked; agent names are values, never keys
   function readHash() {
     var params = new URLSearchParams(location.hash.slice(1));
-    ["hit", "miss", "error"].forEach(function (outcome) {
+    OUTCOMES.forEach(function (outcome) {
       params.getAll(outcome).forEach(function (agent) {
         var a = D.agents.indexOf(agent);
         if (a !== -1) { state.agents[a] = outcome; }
@@ -187,7 +188,7 @@
     D.agents.forEach(function (agent, a) {
       var label = el("label", agent + " ");
       var select = el("select");
-      ["any", "hit", "miss", "error"].forEach(function (v) { option(select, v, v); });
+      ["any"].concat(OUTCOMES).forEach(function (v) { option(select, v, v); });
       select.value = state.agents[a];
       select.addEventListener("change", function () { state.agents[a] = select.value; state.page = 0; update(); });
       label.appendChild(select);
