@@ -285,7 +285,7 @@ def _legend(frame: _Frame, names: Sequence[str]) -> str:
     parts, x = [], frame.width - _MARGIN[1]
     for index in reversed(range(len(names))):
         text = _short(names[index], 16)
-        x -= 16 + 7 * len(text)
+        x -= 24 + 7 * len(text)
         parts.append(f'<rect x="{x}" y="{_MARGIN[2]}" width="10" height="10" fill="{colour(index)}"/>'
                      f'<text x="{x + 13}" y="{_MARGIN[2] + 9}">{escape(text)}</text>')  # fmt: skip
     return "".join(parts)
