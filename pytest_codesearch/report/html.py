@@ -128,7 +128,7 @@ def status_columns(report: RunReport) -> list[str]:
 
 def _status_counts(report: RunReport) -> str:
     """Return '880 ok, 12 error' over the report's cases: ok always, other statuses when present."""
-    found = Counter(Status(c.status) for c in report.cases)
+    found = Counter(c.status for c in report.cases)  # Status members hash as their values
     return ", ".join(f"{found[s]} {s.value}" for s in Status if found[s] or s is Status.OK)
 
 
@@ -325,12 +325,6 @@ def script_safe_json(data: Any) -> str:
     return text
 
 
-def _score(case: CaseResult, metric: str | None) -> float | None:
-    """Return the case's score on ``metric`` to four decimals, or None when it does not carry it."""
-    value = case.metrics.get(metric) if metric else None
-    return None if value is None else round(value, 4)
-
-
 def _hit_metric(report: RunReport) -> str | None:
     """Return the hit@k metric a case 'hit' means: hit@10 if aggregated, else the largest hit@k."""
     hits = [m for m in report.metric_names() if m.startswith("hit@") and m[4:].isdigit()]
@@ -340,13 +334,15 @@ def _hit_metric(report: RunReport) -> str | None:
 
 
 def _answer(case: CaseResult, paths: defaultdict[str, int], metric: str | None, hit: str | None) -> list[Any]:
-    """Return one agent's answer to a case as a compact list (see ``case_json``)."""
+    """Return one agent's answer to a case as a compact list (see ``case_json``); scores to 4 decimals."""
+    scores = case.metrics
+    value, f1, latency = scores.get(metric or ""), scores.get("f1"), case.latency_ms
     return [
-        Status(case.status).value,
-        None if case.latency_ms is None else round(case.latency_ms, 3),
-        _score(case, metric),
-        _score(case, "f1"),
-        _score(case, hit),
+        case.status.value,
+        None if latency is None else round(latency, 3),
+        None if value is None else round(value, 4),
+        None if f1 is None else round(f1, 4),
+        scores.get(hit or ""),
         [paths[p] for p in case.retrieved[:SHOWN_PATHS]],
         len(case.retrieved),
         None if case.error is None else case.error[:ERROR_CHARS],
