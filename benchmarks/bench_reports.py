@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from report_cases import make_report  # noqa: E402
 
 from pytest_codesearch.report.html import render_html  # noqa: E402
-from pytest_codesearch.report.model import RunReport  # noqa: E402
+from pytest_codesearch.report.model import CaseResult, RunReport  # noqa: E402
 
 FLAGS = (
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -88,7 +88,7 @@ def chromium_figures(page: Path, repeat: int) -> None:
 
 def repeated(report: RunReport, records: int) -> RunReport:
     """Return ``report`` with its cases repeated under new ids until it holds ``records`` records."""
-    cases = []
+    cases: list[CaseResult] = []
     copy = 0
     while len(cases) < records:
         cases += [c.model_copy(update={"id": f"{c.id}-{copy}"}) for c in report.cases]

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pytest_codesearch.report.aggregate import build_run_report
 from pytest_codesearch.report.model import AgentInfo, CaseResult, RunInfo, RunReport
 from pytest_codesearch.scoring import metric_names, score_case
+from pytest_codesearch.status import Status
 
 KS = (1, 5, 10)
 AGENTS = {"bm25": (0.6, 8.0), "keyword": (0.35, 1.5), "dense": (0.62, 40.0)}
@@ -53,8 +54,8 @@ def _answer(
     answer = list(dict.fromkeys(found + rng.sample(files, 12)))[:10]
     rng.shuffle(answer)
     latency = round(speed * rng.lognormvariate(0, 0.4), 3)
-    status = "error" if n % 97 == 5 else "timeout" if agent == "dense" and n % 89 == 7 else "ok"
-    error = status != "ok"
+    status = Status.ERROR if n % 97 == 5 else Status.TIMEOUT if agent == "dense" and n % 89 == 7 else Status.OK
+    error = status is not Status.OK
     relevance = {p: 1 for p in truth}
     metrics = score_case(answer, relevance, ks=KS)
     return CaseResult(
@@ -64,7 +65,7 @@ def _answer(
         latency_ms=None if error else latency, latencies_ms=[] if error else [latency],
         index_ms=100.0 if n == 0 else None, indexed=n == 0,
         metrics={m: 0.0 for m in metrics} if error else metrics,
-        error=None if not error else "RuntimeError: <b>boom</b>\nTraceback line" if status == "error" else "over 5 s",
+        error=None if not error else "RuntimeError: <b>boom</b>\nTraceback line" if status is Status.ERROR else "over 5 s",
         complexity=COMPLEXITIES[n % 3], category=CATEGORIES[(n // 3) % 3],
         repo=f"repo-{n % 2}", failure_category=None if error or metrics["hit@10"] else "other",
     )  # fmt: skip

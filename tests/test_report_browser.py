@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import subprocess
+from collections.abc import Collection
 from pathlib import Path
 
 import pytest
@@ -70,10 +71,12 @@ def page(tmp_path: Path, report: RunReport) -> Path:
     return target
 
 
-def expected_matches(report: RunReport, wanted: dict[str, str]) -> int:
-    """Return how many cases have each agent of ``wanted`` in the given outcome (hit, miss, error)."""
+def expected_matches(report: RunReport, wanted: dict[str, str], skip: Collection[str] = ()) -> int:
+    """Return how many cases (but ``skip``) have each agent of ``wanted`` in the given outcome."""
     outcomes: dict[str, dict[str, str]] = {}
     for case in report.cases:
+        if case.id in skip:
+            continue
         outcome = "error" if case.status != "ok" else "hit" if case.metrics["hit@10"] > 0 else "miss"
         outcomes.setdefault(case.id, {})[case.agent] = outcome
     return sum(all(o.get(a) == w for a, w in wanted.items()) for o in outcomes.values())
@@ -116,6 +119,35 @@ def test_fragment_sorts_and_searches(tmp_path: Path, page: Path, report: RunRepo
     assert first is not None and first.group(1) == slowest.id
     dom, console = run_chromium(tmp_path, page.as_uri() + "#q=A%20%7C%20B", "--dump-dom")
     assert console == [] and 'data-rows="1" data-matches="1"' in dom
+
+
+CLICKS = """<script>
+(function () {
+  var selects = document.querySelectorAll("#agent-filters select");
+  selects[0].value = "hit"; selects[0].dispatchEvent(new Event("change"));
+  selects[1].value = "miss"; selects[1].dispatchEvent(new Event("change"));
+  var sort = document.getElementById("sort");
+  sort.value = "metric:2"; sort.dispatchEvent(new Event("change"));
+  document.getElementById("direction").click();
+  var search = document.getElementById("search");
+  search.value = "Feature"; search.dispatchEvent(new Event("input"));
+  document.documentElement.setAttribute("data-hash", location.hash);
+})();
+</script>"""
+"""Appended to a copy of the page: a user choosing filters, a sort, its direction and a search."""
+
+
+def test_controls_filter_and_keep_the_view_in_the_address(
+    tmp_path: Path, page: Path, report: RunReport
+) -> None:
+    clicked = page.with_name("clicked.html")
+    clicked.write_text(page.read_text(encoding="utf-8").replace("</body>", CLICKS + "</body>"), encoding="utf-8")
+    dom, console = run_chromium(tmp_path, clicked.as_uri(), "--dump-dom")
+    assert console == []
+    no_feature = {c.id for c in report.cases if "feature" not in c.query}
+    matches = expected_matches(report, {"bm25": "hit", "keyword": "miss"}, skip=no_feature)
+    assert f'data-matches="{matches}"' in dom
+    assert 'data-hash="#hit=bm25&amp;miss=keyword&amp;q=feature&amp;sort=metric%3A2&amp;desc=1"' in dom
 
 
 def test_screenshot(tmp_path: Path, page: Path) -> None:

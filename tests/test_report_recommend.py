@@ -25,7 +25,7 @@ def case(n: int, agent: str, ndcg: float, latency: float) -> CaseResult:
     """Return an ok case scoring ``ndcg`` on both metrics."""
     return CaseResult(
         id=f"c{n}", goldset="g", agent=agent, query="q", nodeid=f"g::c{n}[{agent}]",
-        ground_truth=["a.py"], relevance={"a.py": 1}, retrieved=["a.py"], status="ok",
+        ground_truth=["a.py"], relevance={"a.py": 1}, retrieved=["a.py"], status=Status.OK,
         latency_ms=latency, latencies_ms=[latency], index_ms=None,
         metrics={"ndcg@10": ndcg, "mrr": ndcg},
     )  # fmt: skip
