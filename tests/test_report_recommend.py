@@ -12,6 +12,7 @@ from pytest_codesearch.report.recommend import (
     balance_scores,
     describe,
     latency_test,
+    p_text,
     quality_metric,
     recommend,
     sign_test,
@@ -56,6 +57,10 @@ def test_sign_test_is_the_exact_two_sided_binomial() -> None:
     assert sign_test(1, 4) == 2 * 6 / 32
     assert sign_test(3, 3) == 1.0
     assert sign_test(2000, 0) < 1e-100
+
+
+def test_p_text_never_shows_zero() -> None:
+    assert [p_text(p) for p in (0.0312, 1e-7, 0.0)] == ["p = 0.031", "p < 1e-06", "p < 1e-06"]
 
 
 def test_balance_is_the_mean_of_min_max_normalised_quality_and_log_speed() -> None:

@@ -121,6 +121,11 @@ def latency_test(report: RunReport, a: str, b: str) -> tuple[float, int]:
     return sign_test(wins, losses), (wins > losses) - (wins < losses)
 
 
+def p_text(p_value: float) -> str:
+    """Return 'p = 0.031' (two significant digits), or 'p < 1e-06' below one in a million."""
+    return "p < 1e-06" if p_value < 1e-6 else f"p = {p_value:.2g}"
+
+
 def _quality_scores(report: RunReport, metric: str | None) -> dict[str, float]:
     """Return agent -> mean of ``metric`` for agents that carry it."""
     if metric is None:
@@ -171,9 +176,9 @@ def _pick_speed(report: RunReport, p50: dict[str, float]) -> Pick:
     p_value, winner = latency_test(report, best, runner)
     lead = p50[best] < p50[runner] and winner > 0 and p_value < report.run.alpha
     reason = (
-        f"lowest p50 latency, significantly faster than {runner} (paired sign test, p = {p_value:.2g})"
+        f"lowest p50 latency, significantly faster than {runner} (paired sign test, {p_text(p_value)})"
         if lead
-        else f"lowest p50 latency, but within noise of {runner} (paired sign test, p = {p_value:.2g})"
+        else f"lowest p50 latency, but within noise of {runner} (paired sign test, {p_text(p_value)})"
     )
     return Pick("speed", best, runner, p50[best], p50[runner], lead, reason)
 
