@@ -9,6 +9,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from report_cases import AGENTS, HOSTILE_QUERIES, make_report
 
 from pytest_codesearch.report.aggregate import build_run_report
@@ -114,6 +116,16 @@ def test_script_safe_json_cannot_close_its_element() -> None:
     text = script_safe_json({"q": "</script><!-- & \u2028"})
     assert text == '{"q":"\\u003c/script\\u003e\\u003c!-- \\u0026 \\u2028"}'
     assert json.loads(text) == {"q": "</script><!-- & \u2028"}
+    lone = script_safe_json({"q": "\ud800x"})  # a lone surrogate: legal in JSON, not in UTF-8
+    assert lone == '{"q":"\\ud800x"}'
+    assert json.loads(lone.encode("utf-8")) == {"q": "\ud800x"}
+
+
+@given(st.text(alphabet=st.sampled_from(list("<>&/!-'\"\\|=\n\u2028scriptSCRIPT ")) | st.characters()))
+def test_script_safe_json_round_trips_any_text(text: str) -> None:
+    encoded = script_safe_json({"q": text})
+    assert "<" not in encoded and ">" not in encoded and "&" not in encoded
+    assert json.loads(encoded.encode("utf-8").decode("utf-8")) == {"q": text}
 
 
 def test_nothing_is_loaded_from_outside(page: str) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gc
 import json
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -40,6 +41,7 @@ ERROR_CHARS = 300
 DIMENSION_TITLES = {"complexity": "complexity", "category": "category", "goldset": "gold set",
                     "repo": "repository"}  # fmt: skip
 MISSING = "–"
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -317,12 +319,16 @@ def case_json(report: RunReport, metric: str | None) -> Markup:
 
 
 def script_safe_json(data: Any) -> str:
-    """Return compact JSON with ``<``, ``>``, ``&`` and line separators escaped for a ``<script>`` block."""
+    """Return compact JSON safe in a ``<script>`` block and in UTF-8.
+
+    ``<``, ``>``, ``&`` and the line separators are written as ``\\u`` escapes, and so is any lone
+    surrogate (a gold set's JSON may hold one), which UTF-8 cannot encode.
+    """
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     for raw, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
                          ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):  # fmt: skip
         text = text.replace(raw, escaped)
-    return text
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _hit_metric(report: RunReport) -> str | None:
