@@ -25,10 +25,10 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from pytest_codesearch.report import charts
+from pytest_codesearch.report import charts, headline_metrics
 from pytest_codesearch.report.atomic import write_atomic
 from pytest_codesearch.report.breakdown import DIMENSIONS
-from pytest_codesearch.report.compare import HEADLINE_METRICS, significant_leaders
+from pytest_codesearch.report.compare import significant_leaders
 from pytest_codesearch.report.model import CaseResult, GroupSummary, MetricSummary, RunReport
 from pytest_codesearch.report.recommend import Recommendations, recommend
 from pytest_codesearch.stats import best_positions
@@ -91,7 +91,7 @@ def _collector_paused() -> Iterator[None]:
 
 def _render(report: RunReport, headline: Sequence[str] | None) -> str:
     """Return the page (see ``render_html``)."""
-    metrics = list(headline) if headline is not None else _headline(report)
+    metrics = list(headline) if headline is not None else headline_metrics(report)
     picks = recommend(report)
     template = _environment().get_template("report.html.j2")
     return template.render(
@@ -132,12 +132,6 @@ def _status_counts(report: RunReport) -> str:
     """Return '880 ok, 12 error' over the report's cases: ok always, other statuses when present."""
     found = Counter(c.status for c in report.cases)  # Status members hash as their values
     return ", ".join(f"{found[s]} {s.value}" for s in Status if found[s] or s is Status.OK)
-
-
-def _headline(report: RunReport) -> list[str]:
-    """Return the headline metrics the report holds, in ``HEADLINE_METRICS`` order."""
-    present = set(report.metric_names())
-    return [m for m in HEADLINE_METRICS if m in present]
 
 
 @lru_cache(maxsize=1)
