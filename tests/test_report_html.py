@@ -15,6 +15,7 @@ from report_cases import AGENTS, HOSTILE_QUERIES, make_report
 
 from pytest_codesearch.report.aggregate import build_run_report
 from pytest_codesearch.report.compare import significant_leaders
+from pytest_codesearch.report.formats import ReportFormat
 from pytest_codesearch.report.html import case_json, render_html, script_safe_json, write_html
 from pytest_codesearch.report.model import RunInfo, RunReport
 
@@ -207,3 +208,8 @@ def test_run_section_lists_settings_agents_and_versions(report: RunReport) -> No
     assert "<tr><th>seed</th><td>1</td></tr>" in run
     assert "<tr><th>pytest-codesearch</th><td>0.1.0</td></tr>" in run
     assert "<tr><td>bm25</td><td>bm25</td><td>conftest.py</td><td>&lt;script&gt;p()&lt;/script&gt;</td></tr>" in run
+
+
+def test_render_html_fits_the_report_format_registry(report: RunReport, page: str) -> None:
+    entry = ReportFormat("html", "report.html", "pytest_codesearch.report.html:render_html", "the page")
+    assert entry.render(report) == page
