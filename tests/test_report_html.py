@@ -213,3 +213,15 @@ def test_run_section_lists_settings_agents_and_versions(report: RunReport) -> No
 def test_render_html_fits_the_report_format_registry(report: RunReport, page: str) -> None:
     entry = ReportFormat("html", "report.html", "pytest_codesearch.report.html:render_html", "the page")
     assert entry.render(report) == page
+
+
+def test_a_real_run_of_three_agents_renders(pytester: pytest.Pytester, project: Path) -> None:
+    result = pytester.runpytest("--codesearch-agent=oracle,bm25,random", "--codesearch-seed=5")
+    result.assert_outcomes(passed=9)
+    text = (pytester.path / "codesearch-report" / "results.json").read_text(encoding="utf-8")
+    page = render_html(RunReport.model_validate_json(text))
+    assert re.findall(r'<svg class="chart (\w+)"', page) == ["distribution", "distribution", "histogram", "scatter"]
+    data = case_data(page)
+    assert data["agents"] == ["oracle", "bm25", "random"]
+    assert sorted(row[1] for row in data["cases"]) == ["app", "login", "password"]  # type: ignore[attr-defined]
+    assert '<li class="pick significant" data-kind="quality">' not in page  # three cases prove nothing
