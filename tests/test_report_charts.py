@@ -86,12 +86,23 @@ def test_scatter_rings_the_marked_point_and_uses_a_log_axis() -> None:
     assert {"1", "10", "100"} <= set(texts)
 
 
+def test_grouped_bars_draw_one_bar_per_group_and_present_series() -> None:
+    groups = {"low": {"a": 0.5, "b": 1.0}, "high": {"a": 0.25}}
+    root = parse(charts.grouped_bars(groups, ["a", "b"], label="ndcg"))
+    bars = marks(root)
+    assert [bar.findtext(f"{SVG}title") for bar in bars] == ["low, a: 0.500", "low, b: 1.000", "high, a: 0.250"]
+    widths = [float(bar.get("width", "0")) for bar in bars]
+    assert widths[1] == pytest.approx(2 * widths[0]) and widths[0] == pytest.approx(2 * widths[2])
+    assert [bar.get("fill") for bar in bars] == [charts.PALETTE[0], charts.PALETTE[1], charts.PALETTE[0]]
+
+
 @pytest.mark.parametrize("label", ["<script>alert(1)</script>", 'a"b&c', "</svg><img src=x>"])
 def test_labels_are_escaped(label: str) -> None:
     for svg in (
         charts.histogram({label: [1.0, 2.0]}, label=label),
         charts.distribution({label: [0.5]}, label=label),
         charts.scatter([charts.Point(label, 1.0, 0.5)], x_label=label, y_label=label),
+        charts.grouped_bars({label: {label: 0.5}}, [label], label=label),
     ):
         root = parse(svg)  # would fail if the label had opened or closed an element
         assert all(e.tag.startswith(SVG) for e in root.iter())
@@ -100,7 +111,7 @@ def test_labels_are_escaped(label: str) -> None:
 
 def test_empty_series_say_no_data() -> None:
     for svg in (charts.histogram({"a": []}, label="x"), charts.distribution({}, label="x"),
-                charts.scatter([], x_label="x", y_label="y")):  # fmt: skip
+                charts.scatter([], x_label="x", y_label="y"), charts.grouped_bars({}, [], label="x")):  # fmt: skip
         assert parse(svg).get("class") == "chart empty"
         assert "no data" in svg
 

@@ -152,7 +152,7 @@ def test_agents_table_marks_best_and_significant_leaders(page: str, report: RunR
 
 def test_charts_are_drawn(page: str) -> None:
     charts = re.findall(r'<svg class="chart (\w+)"', page)
-    assert charts == ["distribution", "distribution", "histogram", "scatter"]
+    assert charts == ["distribution", "distribution", "histogram", "scatter", "bars", "bars", "bars"]
     assert page.count('class="ring"') == 1
 
 
@@ -220,7 +220,8 @@ def test_a_real_run_of_three_agents_renders(pytester: pytest.Pytester, project: 
     result.assert_outcomes(passed=9)
     text = (pytester.path / "codesearch-report" / "results.json").read_text(encoding="utf-8")
     page = render_html(RunReport.model_validate_json(text))
-    assert re.findall(r'<svg class="chart (\w+)"', page) == ["distribution", "distribution", "histogram", "scatter"]
+    charts = re.findall(r'<svg class="chart (\w+)"', page)
+    assert charts == ["distribution", "distribution", "histogram", "scatter", "bars", "bars"]
     data = case_data(page)
     assert data["agents"] == ["oracle", "bm25", "random"]
     assert sorted(row[1] for row in data["cases"]) == ["app", "login", "password"]  # type: ignore[attr-defined]

@@ -205,6 +205,30 @@ def _box_row(frame: _Frame, values: Sequence[float], centre: float, fill: str, n
     )
 
 
+def grouped_bars(
+    groups: Mapping[str, Mapping[str, float]], series: Sequence[str], *, label: str
+) -> Markup:
+    """Return horizontal bars in [0, 1]: one cluster per group, one bar per series (by position colour)."""
+    if not groups:
+        return _empty(label)
+    cluster = 8 * len(series) + 22
+    height = _MARGIN[2] + _MARGIN[3] + cluster * len(groups)
+    frame = _Frame(640, height, (0.0, 1.0), (0.0, float(height - _MARGIN[2] - _MARGIN[3])))
+    parts = [_x_axis(frame, label), _legend(frame, list(series))]
+    for g, (group, values) in enumerate(groups.items()):
+        top = _MARGIN[2] + g * cluster
+        parts.append(f'<text x="{_MARGIN[0]}" y="{top + 12}">{escape(_short(group, 60))}</text>')
+        for index, name in enumerate(series):
+            if name not in values:
+                continue
+            y, width = top + 16 + 8 * index, frame.x(values[name]) - frame.x(0.0)
+            parts.append(
+                f'<rect class="mark" x="{_MARGIN[0]}" y="{y}" width="{max(width, 0.5):.1f}" height="7" '
+                f'fill="{colour(index)}"><title>{escape(group)}, {escape(name)}: {values[name]:.3f}</title></rect>'
+            )
+    return _svg(frame, label, parts, "bars")
+
+
 def scatter(points: Sequence[Point], *, x_label: str, y_label: str, log_x: bool = False) -> Markup:
     """Return an SVG scatter of labelled points with y error bars; marked points get a ring."""
     if not points:

@@ -101,7 +101,7 @@ def _render(report: RunReport, headline: Sequence[str] | None) -> str:
         agents=agent_rows(report, metrics),
         picks=picks,
         charts=chart_set(report, picks),
-        breakdowns=breakdown_tables(report, metrics),
+        breakdowns=breakdown_tables(report, metrics, picks.metric),
         failures=failure_table(report),
         statuses=status_columns(report),
         status_counts=_status_counts(report),
@@ -249,8 +249,13 @@ def _latencies(cases: Sequence[CaseResult]) -> list[float]:
     return [c.latency_ms for c in cases if c.status == "ok" and c.latency_ms is not None and c.latency_ms > 0]
 
 
-def breakdown_tables(report: RunReport, headline: Sequence[str]) -> list[dict[str, Any]]:
-    """Return one table per breakdown dimension with at least two groups: title and rows of cells."""
+def breakdown_tables(
+    report: RunReport, headline: Sequence[str], metric: str | None = None
+) -> list[dict[str, Any]]:
+    """Return one table per breakdown dimension with at least two groups: title, rows, and a chart.
+
+    The chart (None without ``metric``) draws each group's mean of ``metric`` per agent.
+    """
     tables = []
     for dimension in DIMENSIONS:
         groups: dict[str, dict[str, GroupSummary]] = getattr(report.breakdowns, dimension)
@@ -262,7 +267,13 @@ def breakdown_tables(report: RunReport, headline: Sequence[str]) -> list[dict[st
             for value, agents in groups.items()
             for agent, s in agents.items()
         ]
-        tables.append({"title": DIMENSION_TITLES[dimension], "rows": rows})
+        title = DIMENSION_TITLES[dimension]
+        chart = None
+        if metric is not None:
+            means = {v: {a: s.metrics[metric].mean for a, s in agents.items() if metric in s.metrics}
+                     for v, agents in groups.items()}  # fmt: skip
+            chart = charts.grouped_bars(means, list(report.agents), label=f"mean {metric} by {title}")
+        tables.append({"title": title, "rows": rows, "chart": chart})
     return tables
 
 
