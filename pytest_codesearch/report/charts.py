@@ -9,10 +9,10 @@ Series colours come from ``PALETTE`` by position, so an agent has the same colou
 from __future__ import annotations
 
 import math
-from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 from markupsafe import Markup, escape
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2")
@@ -97,12 +97,8 @@ def bin_edges(values: Sequence[float], bins: int, *, log: bool) -> list[float]:
 
 def bin_counts(values: Sequence[float], edges: Sequence[float]) -> list[int]:
     """Return how many values fall in each [edge_i, edge_i+1) bin, the last bin closed."""
-    counts = [0] * (len(edges) - 1)
-    last = len(counts) - 1
-    for value in values:
-        if edges[0] <= value <= edges[-1]:
-            counts[min(bisect_right(edges, value) - 1, last)] += 1
-    return counts
+    counts, _ = np.histogram(np.asarray(values, dtype=np.float64), bins=np.asarray(edges, dtype=np.float64))
+    return [int(c) for c in counts.tolist()]
 
 
 def wants_log(values: Sequence[float]) -> bool:
