@@ -1,0 +1,228 @@
+"""report.html without a browser: structure, escaping, embedded case data, marks and charts."""
+
+from __future__ import annotations
+
+import gc
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from report_cases import AGENTS, HOSTILE_QUERIES, make_report
+
+from pytest_codesearch.report.aggregate import build_run_report
+from pytest_codesearch.report.compare import significant_leaders
+from pytest_codesearch.report.formats import ReportFormat
+from pytest_codesearch.report.html import case_json, render_html, script_safe_json, write_html
+from pytest_codesearch.report.model import RunInfo, RunReport
+
+
+class Elements(HTMLParser):
+    """Collect every start tag with its attributes, and the text of each script element."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.scripts: list[str] = []
+        self._in_script = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+        self._in_script = tag == "script"
+        if self._in_script:
+            self.scripts.append("")
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in_script = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_script:
+            self.scripts[-1] += data
+
+
+def parse(page: str) -> Elements:
+    """Return the parsed page."""
+    parser = Elements()
+    parser.feed(page)
+    parser.close()
+    return parser
+
+
+@pytest.fixture(scope="module")
+def report() -> RunReport:
+    """Sixty cases of three agents, the first six with hostile queries."""
+    return make_report(60)
+
+
+@pytest.fixture(scope="module")
+def page(report: RunReport) -> str:
+    """The rendered page."""
+    return render_html(report)
+
+
+def case_data(page: str) -> dict[str, object]:
+    """Return the JSON document embedded in the page."""
+    scripts = parse(page).scripts
+    return json.loads(scripts[0])  # type: ignore[no-any-return]
+
+
+def test_hostile_queries_stay_inside_the_json_block(page: str) -> None:
+    elements = parse(page)
+    scripts = [attrs for tag, attrs in elements.tags if tag == "script"]
+    assert scripts == [{"type": "application/json", "id": "case-data"}, {}]
+    assert not [a for _, attrs in elements.tags for a in attrs if a.startswith("on")]
+    assert not [t for t, _ in elements.tags if t in ("img", "iframe", "object", "embed", "link")]
+    assert "</script><script>document" not in page
+    outside = page.replace(elements.scripts[0], "")
+    assert "pwned" not in outside and "javascript:" not in outside
+
+
+def test_the_json_block_round_trips_every_query(page: str, report: RunReport) -> None:
+    data = case_data(page)
+    cases = data["cases"]
+    assert isinstance(cases, list) and len(cases) == 60
+    assert [row[2] for row in cases[: len(HOSTILE_QUERIES)]] == list(HOSTILE_QUERIES)
+    assert data["agents"] == list(AGENTS)
+    assert (data["metric"], data["hit"]) == ("ndcg@10", "hit@10")
+
+
+def test_answers_carry_scores_paths_and_errors(report: RunReport) -> None:
+    data = json.loads(str(case_json(report, "ndcg@10")))
+    paths = data["paths"]
+    first = report.cases[0]
+    row = next(r for r in data["cases"] if r[1] == first.id)
+    answer = row[7][list(AGENTS).index(first.agent)]
+    assert [paths[i] for i in row[3]] == first.ground_truth
+    assert [paths[i] for i in answer[5]] == first.retrieved[:10]
+    assert answer[0] == "ok" and answer[1] == round(first.latency_ms or 0, 3)
+    assert answer[2] == round(first.metrics["ndcg@10"], 4)
+    assert answer[4] == first.metrics["hit@10"]
+    error_row = next(r for r in data["cases"] if r[1] == "case-00005")
+    assert error_row[7][0][0] == "error" and error_row[7][0][7].startswith("RuntimeError: <b>")
+    timeout_row = next(r for r in data["cases"] if r[1] == "case-00007")
+    assert [answer[0] for answer in timeout_row[7]] == ["ok", "ok", "timeout"]
+
+
+def test_status_columns_show_only_statuses_that_occur(page: str) -> None:
+    header = page.split('<table class="agents">')[1].split("</thead>")[0]
+    assert "<th>ok</th><th>error</th><th>timeout</th><th>nondet.</th>" in header
+    assert "crashed" not in header
+    assert "(176 ok, 3 error, 1 timeout)" in page
+
+
+def test_script_safe_json_cannot_close_its_element() -> None:
+    text = script_safe_json({"q": "</script><!-- & \u2028"})
+    assert text == '{"q":"\\u003c/script\\u003e\\u003c!-- \\u0026 \\u2028"}'
+    assert json.loads(text) == {"q": "</script><!-- & \u2028"}
+    lone = script_safe_json({"q": "\ud800x"})  # a lone surrogate: legal in JSON, not in UTF-8
+    assert lone == '{"q":"\\ud800x"}'
+    assert json.loads(lone.encode("utf-8")) == {"q": "\ud800x"}
+
+
+@given(st.text(alphabet=st.sampled_from(list("<>&/!-'\"\\|=\n\u2028scriptSCRIPT ")) | st.characters()))
+def test_script_safe_json_round_trips_any_text(text: str) -> None:
+    encoded = script_safe_json({"q": text})
+    assert "<" not in encoded and ">" not in encoded and "&" not in encoded
+    assert json.loads(encoded.encode("utf-8").decode("utf-8")) == {"q": text}
+
+
+def test_nothing_is_loaded_from_outside(page: str) -> None:
+    elements = parse(page)
+    csp = [a for t, a in elements.tags if t == "meta" and a.get("http-equiv") == "Content-Security-Policy"]
+    assert csp and (csp[0]["content"] or "").startswith("default-src 'none'")
+    links = [a.get("href") or "" for t, a in elements.tags if t == "a"]
+    assert links and all(h.startswith("#") for h in links)
+    assert not [a for _, attrs in elements.tags for k, a in attrs.items() if k == "src"]
+
+
+def test_agents_table_marks_best_and_significant_leaders(page: str, report: RunReport) -> None:
+    leaders = significant_leaders(report, ["ndcg@10"])
+    rows = re.findall(r'<tr><th scope="row"><span class="swatch".*?</tr>', page, flags=re.S)
+    assert len(rows) == 3
+    best = max(report.agents, key=lambda a: round(report.agents[a].metrics["ndcg@10"].mean, 3))
+    ndcg_column = 7  # f1, f1_partial, mrr, map, hit@1, hit@5, recall@10, ndcg@10
+    for agent, row in zip(report.agents, rows):
+        cells = re.findall(r"<td class=\"([^\"]*)\">", row)
+        assert ("best" in cells[ndcg_column]) == (agent == best)
+        assert ("lead" in cells[ndcg_column]) == (leaders.get("ndcg@10") == agent)
+
+
+def test_charts_are_drawn(page: str) -> None:
+    charts = re.findall(r'<svg class="chart (\w+)"', page)
+    assert charts == ["distribution", "distribution", "histogram", "scatter", "bars", "bars", "bars"]
+    assert page.count('class="ring"') == 1
+
+
+def test_breakdowns_and_failures_are_tabled(page: str, report: RunReport) -> None:
+    for title in ("complexity", "category", "repository"):
+        assert f"<h3>By {title}</h3>" in page
+    assert "<h3>By gold set</h3>" not in page  # one gold set: one group
+    missed = sum(report.agents["bm25"].failures.values())
+    assert re.search(rf'<th scope="row">bm25</th><td>{missed}</td><td>{missed}</td>', page)
+
+
+def test_recommendations_are_stated(page: str) -> None:
+    kinds = re.findall(r'<li class="pick (significant|noise)" data-kind="(\w+)">', page)
+    assert [k for _, k in kinds] == ["quality", "speed", "balance"]
+
+
+def test_hostile_agent_names_and_warnings_are_escaped(report: RunReport) -> None:
+    name = '<img src=x onerror="alert(1)">'
+    renamed = report.model_copy(
+        update={"agents": {name: report.agents["bm25"]}, "warnings": ["<script>x()</script>"]}
+    )
+    page = render_html(renamed)
+    assert "<img src=x" not in page and "<script>x()" not in page
+    assert "&lt;img src=x onerror=&#34;alert(1)&#34;&gt;" in page
+
+
+def test_an_empty_run_renders(tmp_path: Path) -> None:
+    run = RunInfo(seed=1, runs=1, k=None, ks=[10], started_at="a", finished_at="b", versions={},
+                  goldsets=[], agents={}, workers=1)  # fmt: skip
+    target = tmp_path / "report.html"
+    write_html(build_run_report(run, [], ["f1"]), target)
+    page = target.read_text(encoding="utf-8")
+    assert "No missed case." in page and '"cases":[]' in page
+    assert list(tmp_path.iterdir()) == [target]
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_rendering_restores_the_garbage_collector(report: RunReport, enabled: bool) -> None:
+    was = gc.isenabled()
+    (gc.enable if enabled else gc.disable)()
+    try:
+        render_html(report)
+        assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()
+
+
+def test_run_section_lists_settings_agents_and_versions(report: RunReport) -> None:
+    agents = dict(report.run.agents)
+    agents["bm25"] = agents["bm25"].model_copy(update={"param": "<script>p()</script>"})
+    page = render_html(report.model_copy(update={"run": report.run.model_copy(update={"agents": agents})}))
+    run = page.split('<section id="run">')[1].split("</section>")[0]
+    assert "<tr><th>seed</th><td>1</td></tr>" in run
+    assert "<tr><th>pytest-codesearch</th><td>0.1.0</td></tr>" in run
+    assert "<tr><td>bm25</td><td>bm25</td><td>conftest.py</td><td>&lt;script&gt;p()&lt;/script&gt;</td></tr>" in run
+
+
+def test_render_html_fits_the_report_format_registry(report: RunReport, page: str) -> None:
+    entry = ReportFormat("html", "report.html", "pytest_codesearch.report.html:render_html", "the page")
+    assert entry.render(report) == page
+
+
+def test_a_real_run_of_three_agents_renders(pytester: pytest.Pytester, project: Path) -> None:
+    result = pytester.runpytest("--codesearch-agent=oracle,bm25,random", "--codesearch-seed=5")
+    result.assert_outcomes(passed=9)
+    text = (pytester.path / "codesearch-report" / "results.json").read_text(encoding="utf-8")
+    page = render_html(RunReport.model_validate_json(text))
+    charts = re.findall(r'<svg class="chart (\w+)"', page)
+    assert charts == ["distribution", "distribution", "histogram", "scatter", "bars", "bars"]
+    data = case_data(page)
+    assert data["agents"] == ["oracle", "bm25", "random"]
+    assert sorted(row[1] for row in data["cases"]) == ["app", "login", "password"]  # type: ignore[attr-defined]
+    assert '<li class="pick significant" data-kind="quality">' not in page  # three cases prove nothing
