@@ -13,11 +13,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pytest_codesearch.agents.registry import AgentSpec
 from pytest_codesearch.mining.config import FilterConfig
 
-Format = Literal["json", "csv", "markdown"]
+Format = Literal["json", "csv", "markdown", "html"]
 
 
 def _all_formats() -> list[Format]:
-    return ["json", "csv", "markdown"]
+    return ["json", "csv", "markdown", "html"]
 
 
 class ConfigError(ValueError):

@@ -13,7 +13,10 @@ DEFAULT_CACHE_DIR = ".codesearch"
 DEFAULT_BOOTSTRAP = 1000
 DEFAULT_ALPHA = 0.05
 DEFAULT_INDEX_TIMEOUT = 600.0
-REPORT_FORMATS = ("json", "csv", "markdown")
+from pytest_codesearch.report.formats import REPORT_FORMATS as _FORMAT_REGISTRY
+
+REPORT_FORMATS = tuple(_FORMAT_REGISTRY)
+"""Every report format's name, from the report-format registry."""
 
 
 class SettingsError(ValueError):

@@ -7,30 +7,53 @@ Writers render a finished ``RunReport`` and compute nothing of their own:
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-from pytest_codesearch.report.aggregate import build_run_report
-from pytest_codesearch.report.compare import HEADLINE_METRICS
-from pytest_codesearch.report.model import (
-    AgentInfo,
-    AgentSummary,
-    Breakdowns,
-    CaseResult,
-    Comparison,
-    GroupSummary,
-    InvalidEntry,
-    LatencySummary,
-    MetricSummary,
-    PowerCheck,
-    RunInfo,
-    RunReport,
-)
+if TYPE_CHECKING:
+    from pytest_codesearch.report.aggregate import build_run_report
+    from pytest_codesearch.report.compare import HEADLINE_METRICS
+    from pytest_codesearch.report.model import (
+        AgentInfo,
+        AgentSummary,
+        Breakdowns,
+        CaseResult,
+        Comparison,
+        GroupSummary,
+        InvalidEntry,
+        LatencySummary,
+        MetricSummary,
+        PowerCheck,
+        RunInfo,
+        RunReport,
+    )
 
-def headline_metrics(report: RunReport, wanted: Sequence[str] = HEADLINE_METRICS) -> list[str]:
-    """Return the metrics of ``wanted`` that the report holds, in ``wanted`` order."""
+_LAZY = {
+    "build_run_report": "aggregate",
+    "HEADLINE_METRICS": "compare",
+    **dict.fromkeys(
+        ("AgentInfo", "AgentSummary", "Breakdowns", "CaseResult", "Comparison", "GroupSummary", "InvalidEntry",
+         "LatencySummary", "MetricSummary", "PowerCheck", "RunInfo", "RunReport"),
+        "model",
+    ),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import the report machinery (pydantic, numpy) on first use: ``report.formats`` stays cheap."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'pytest_codesearch.report' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"pytest_codesearch.report.{module}"), name)
+
+
+def headline_metrics(report: RunReport, wanted: Sequence[str] | None = None) -> list[str]:
+    """Return the metrics of ``wanted`` (default ``HEADLINE_METRICS``) that the report holds, in that order."""
+    from pytest_codesearch.report.compare import HEADLINE_METRICS
+
     present = set(report.metric_names())
-    return [name for name in dict.fromkeys(wanted) if name in present]
-
+    return [name for name in dict.fromkeys(HEADLINE_METRICS if wanted is None else wanted) if name in present]
 
 __all__ = [
     "HEADLINE_METRICS",

@@ -41,6 +41,8 @@ REPORT_FORMATS: dict[str, ReportFormat] = {
                      "one row per case and agent, spreadsheet-safe"),
         ReportFormat("markdown", "summary.md", "pytest_codesearch.report.markdown:render_summary",
                      "GitHub-flavoured summary for CI job pages"),
+        ReportFormat("html", "report.html", "pytest_codesearch.report.html:render_html",
+                     "one self-contained page: charts, recommendations, a filterable case table"),
     )
 }
 """Every report format, in the order they are written."""

@@ -26,7 +26,7 @@ import jinja2
 from markupsafe import Markup
 
 from pytest_codesearch.report import charts, headline_metrics
-from pytest_codesearch.report.atomic import write_atomic
+from pytest_codesearch.atomic import write_atomic
 from pytest_codesearch.report.breakdown import DIMENSIONS
 from pytest_codesearch.report.compare import significant_leaders
 from pytest_codesearch.report.model import CaseResult, GroupSummary, MetricSummary, RunReport
