@@ -171,3 +171,28 @@ def test_yaml_and_parametrized_agents_are_rebuilt_in_the_child(
     assert cases["pid"]["retrieved"] == ["src/app.py"]
     (child_pid,) = cases["pid"]["dropped"]
     assert child_pid != str(os.getpid())  # the agent answered from another process
+
+
+@pytest.mark.slow
+def test_thirty_crashing_cases_under_xdist_are_all_accounted_for(
+    pytester: pytest.Pytester, make_conftest: Callable[[str], None]
+) -> None:
+    write_project(pytester.path, [{"id": f"c{i}", "query": "q", "ground_truth_files": ["src/app.py"]} for i in range(30)])
+    make_conftest(
+        """
+        import os
+        import pytest_codesearch as pcs
+
+        @pcs.agent(name="dies")
+        def dies():
+            def search(query):
+                os._exit(3)
+            return search
+        """
+    )
+    result = pytester.runpytest_subprocess("--codesearch-agent=dies", "-n", "2", "--max-worker-restart=2")
+    assert result.ret != pytest.ExitCode.OK
+    data = read_results(pytester.path)
+    crashed = [c for c in data["cases"] if c["status"] == "crashed"]
+    assert len(crashed) + len(data["not_run"]) == 30  # every collected case: crashed or listed as never run
+    assert crashed and data["not_run"] and data["incomplete"] is True
