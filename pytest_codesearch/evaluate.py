@@ -73,6 +73,8 @@ class EvalSettings:
     """Seconds one ``retrieve`` call may take (None: no limit)."""
     index_timeout: float | None = None
     """Seconds one ``initialize`` call may take (None: no limit)."""
+    warmup: int = 0
+    """Untimed runs of each query before the timed ones."""
     retries: int = 0
     """Further attempts at a case whose agent raised something retryable."""
     max_answer: int = 1000
@@ -166,7 +168,7 @@ def _ask(
     prepared = runner.prepare(snapshot, settings.index_timeout)
     record["index_ms"], record["indexed"] = prepared.index_ms, prepared.indexed
     runner.observe(CaseInfo(spec.case.id, spec.case.relevance_map(), settings.seed, tuple(sorted(snapshot.files))))
-    return runner.answer(spec.case.query, settings.runs, settings.timeout)
+    return runner.answer(spec.case.query, settings.runs, settings.timeout, settings.warmup)
 
 
 def is_retryable(failure: AgentError) -> bool:

@@ -172,7 +172,7 @@ def _eval_settings(state: RunState) -> EvalSettings:
     s = state.settings
     return EvalSettings(
         runs=s.runs, ks=s.ks, k=s.k, seed=state.seed, f_beta=s.f_beta, timeout=s.timeout,
-        index_timeout=s.index_timeout, retries=s.retries, max_answer=s.max_answer,
+        index_timeout=s.index_timeout, retries=s.retries, max_answer=s.max_answer, warmup=s.warmup,
     )
 
 

@@ -76,6 +76,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="ask again, with backoff, up to N times when an agent raises (default 0)")
     group.addoption("--codesearch-max-answer", default=None, metavar="N",
                     help="entries of an answer that are scored; longer answers are cut (default 1000)")
+    group.addoption("--codesearch-shard", default=None, metavar="I/N",
+                    help="run the I-th of N deterministic, snapshot-balanced shards of the items (CI matrices)")
+    group.addoption("--codesearch-merge", nargs="+", default=None, metavar="DIR",
+                    help="merge the journals of these report directories (shards) into one report; runs no case")
+    group.addoption("--codesearch-warmup", default=None, metavar="N",
+                    help="untimed runs of each query before the timed ones (default 0)")
     group.addoption("--codesearch-resume", action="store_true", default=None,
                     help="reuse the completed cases of the last run (its journal), run only the rest")
     group.addoption("--codesearch-isolate", default=None, metavar="LEVEL",
@@ -104,7 +110,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_cmdline_main(config: pytest.Config) -> int | None:
-    """``--codesearch-generate`` mines a history into a gold set and ends the run: no test runs."""
+    """``--codesearch-generate`` mines a history into a gold set, ``--codesearch-merge`` merges shards'
+    reports; both end the run: no test runs."""
+    if config.getoption("codesearch_merge"):
+        from pytest_codesearch.report.merge_command import run_merge
+
+        return run_merge([Path(p) for p in config.getoption("codesearch_merge")], _settings(config, _load_bench(config)))
     if not config.getoption("codesearch_generate"):
         return None
     from pytest_codesearch.generation import run_generate
@@ -168,7 +179,7 @@ RESUME_NOTE = pytest.StashKey[str]()
 
 
 _OPTIONS = ("agent", "seed", "runs", "k", "ks", "report_dir", "cache_dir", "f_beta", "bootstrap", "alpha",
-            "timeout", "index_timeout", "isolate", "retries", "max_answer", "resume", "config")
+            "timeout", "index_timeout", "isolate", "retries", "max_answer", "resume", "warmup", "shard", "config")
 _INI = ("agent", "runs", "ks", "report_dir", "cache_dir", "bootstrap", "alpha", "config")
 
 
@@ -337,10 +348,30 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if done:
             items[:] = [i for i in items if base_nodeid(i.nodeid) not in state.skip]
             config.hook.pytest_deselected(items=done)
+    if state.settings.shard is not None:
+        from pytest_codesearch.shard import select_shard
+
+        items[:], others = select_shard(items, *state.settings.shard, group_of=_shard_group, id_of=_base_id)
+        if others:
+            config.hook.pytest_deselected(items=others)
     if state.settings.randomize:
         from pytest_codesearch.ordering import order_items
 
         items[:] = order_items(items, state.seed)
+
+
+def _base_id(item: pytest.Item) -> str:
+    return item.nodeid.split("]@", 1)[0]
+
+
+def _shard_group(item: pytest.Item) -> str:
+    """Return the snapshot an item searches (broken gold-set entries go with their file)."""
+    spec = getattr(item, "spec", None)
+    if spec is None:
+        return f"file:{item.path}"
+    from pytest_codesearch.items import snapshot_group
+
+    return snapshot_group(spec)
 
 
 @pytest.hookimpl(wrapper=True)

@@ -41,6 +41,8 @@ class Settings:
     index_timeout: float | None = None
     isolate: str = "auto"
     retries: int = 0
+    warmup: int = 0
+    shard: tuple[int, int] | None = None
     resume: bool = False
     max_answer: int = 1000
     randomize: bool = True
@@ -150,6 +152,8 @@ def build_settings(raw: Mapping[str, object], base: Path, cache_base: Path) -> S
         alpha=parse_float(get("alpha", DEFAULT_ALPHA), "--codesearch-alpha", 0.0, 1.0),
         timeout=None if get("timeout") is None else parse_float(get("timeout"), "--codesearch-timeout", 0.0),
         resume=bool(get("resume", False)),
+        warmup=parse_positive_int(get("warmup", 0), "--codesearch-warmup", minimum=0),
+        shard=None if get("shard") is None else _parse_shard(get("shard")),
         retries=parse_positive_int(get("retries", 0), "--codesearch-retries", minimum=0),
         max_answer=parse_positive_int(get("max_answer", 1000), "--codesearch-max-answer"),
         isolate=_parse_choice(get("isolate", "auto"), "--codesearch-isolate", ("auto", "none", "process")),
@@ -158,6 +162,15 @@ def build_settings(raw: Mapping[str, object], base: Path, cache_base: Path) -> S
         formats=_parse_formats(formats),
         config_path=None if get("config") is None else Path(str(get("config"))),
     )
+
+
+def _parse_shard(value: object) -> tuple[int, int]:
+    from pytest_codesearch.shard import ShardError, parse_shard
+
+    try:
+        return parse_shard(str(value))
+    except ShardError as exc:
+        raise SettingsError(str(exc)) from None
 
 
 def _parse_choice(value: object, where: str, choices: tuple[str, ...]) -> str:

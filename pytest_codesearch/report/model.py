@@ -130,6 +130,14 @@ class RunInfo(_Record):
     f_beta: float | None = Field(
         default=None, description="Beta of the f_beta metric, null when it was not computed."
     )
+    warmup: int = Field(default=0, description="Untimed runs of each query before the timed ones.")
+    timer_resolution_ns: float | None = Field(
+        default=None, description="Resolution of the clock latencies are read from (perf_counter_ns)."
+    )
+    timing_overhead_ns: int | None = Field(
+        default=None, description="Median time the harness's timing adds around a call that does nothing: "
+        "latencies below a few times this are noise."
+    )
 
 
 class MetricSummary(_Record):

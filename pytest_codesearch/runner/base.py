@@ -58,8 +58,11 @@ class AgentRunner(Protocol):
     def observe(self, case: CaseInfo) -> None:
         """Hand a built-in sanity agent the case it is about to answer (a no-op for others)."""
 
-    def answer(self, query: str, runs: int, budget_s: float | None) -> Answers:
-        """Return ``runs`` timed answers to ``query``, ``reset()`` before each; each run has the budget."""
+    def answer(self, query: str, runs: int, budget_s: float | None, warmup: int = 0) -> Answers:
+        """Return ``runs`` timed answers to ``query``, ``reset()`` before each; each run has the budget.
+
+        ``warmup`` untimed runs (each after ``reset()`` too) come first; their answers are not kept.
+        """
 
     def close(self) -> None:
         """Release the agent (its event loop, its process)."""

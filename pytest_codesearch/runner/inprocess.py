@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+import statistics
 import threading
 import time
 from collections.abc import Callable
@@ -58,8 +59,11 @@ class InProcessRunner:
         if callable(observe) and type(self.handle.obj).__module__.startswith("pytest_codesearch."):
             observe(case)
 
-    def answer(self, query: str, runs: int, budget_s: float | None) -> Answers:
-        """Return ``runs`` answers, each after ``reset()``, timed around ``retrieve`` alone."""
+    def answer(self, query: str, runs: int, budget_s: float | None, warmup: int = 0) -> Answers:
+        """Return ``runs`` answers, each after ``reset()``, timed around ``retrieve`` alone (after ``warmup``)."""
+        for _ in range(warmup):
+            run_agent_code("resetting", self.handle.reset, budget_s)
+            run_agent_code("warming up", lambda: self.handle.retrieve(query), budget_s)
         results: list[RetrievalResult] = []
         latencies: list[float] = []
         for _ in range(runs):
@@ -72,6 +76,15 @@ class InProcessRunner:
     def close(self) -> None:
         """Close the agent's event loop, if it has one."""
         self.handle.close()
+
+
+def timing_overhead_ns(samples: int = 2001) -> int:
+    """Return the median nanoseconds the harness's timing adds around a call that does nothing."""
+    return int(statistics.median(_timed(_nothing, "")[1] for _ in range(samples)))
+
+
+def _nothing(query: str) -> None:
+    return None
 
 
 def _timed(retrieve: Callable[[str], Any], query: str) -> tuple[Any, int]:

@@ -80,8 +80,10 @@ class ProcessRunner:
         if self._sanity:
             self._request(("observe", case), None, "observing")
 
-    def answer(self, query: str, runs: int, budget_s: float | None) -> Answers:
+    def answer(self, query: str, runs: int, budget_s: float | None, warmup: int = 0) -> Answers:
         """Return ``runs`` answers, each after ``reset()``, timed in the child around ``retrieve`` alone."""
+        for _ in range(warmup):
+            self._request(("run", query), budget_s, "warming up")
         results: list[RetrievalResult] = []
         latencies: list[float] = []
         for _ in range(runs):
