@@ -15,39 +15,12 @@ from pytest_codesearch.report.markdown_stats import (
 )
 from pytest_codesearch.report.mdtable import MISSING, bold_best, escape_cell, mean_interval, table
 from pytest_codesearch.report.model import AgentSummary, RunReport
+from pytest_codesearch.scoring.registry import find_metric
 from pytest_codesearch.status import Status
 
 TITLE = "# Code search benchmark results"
 LEAD_MARK = "†"
 """After the best mean of a column when it is significantly better than the runner-up."""
-
-METRIC_DEFINITIONS = {
-    "precision@k": "relevant paths among the first k results, divided by k.",
-    "recall@k": "relevant paths among the first k results, divided by all relevant paths.",
-    "hit@k": "1 when at least one relevant path is among the first k results, else 0.",
-    "ndcg@k": "gain of the first k results under graded relevance with a log2 rank discount, "
-    "divided by the gain of the ideal ordering.",
-    "mrr": "1 / rank of the first relevant path (0 when none is retrieved), averaged over cases.",
-    "map": "precision at the rank of each relevant path retrieved, summed and divided by the "
-    "number of relevant paths, averaged over cases.",
-    "f1": "harmonic mean of precision and recall of the whole answer, taken as a set.",
-    "f1_partial": "F1 in which near misses earn partial credit.",
-    "precision": "share of the whole answer that is relevant.",
-    "recall": "share of the relevant paths found anywhere in the answer.",
-    "f_beta": "weighted harmonic mean of precision and recall (beta > 1 favours recall).",
-    "all_hit@k": "1 when every relevant path is among the first k results, else 0.",
-    "recall_cap@k": "relevant paths among the first k results, divided by min(k, relevant paths).",
-    "r_precision": "relevant paths among the first R results, R being the number of relevant paths.",
-    "line_coverage": "ground-truth lines covered by the returned spans (cases with line ranges).",
-    "line_precision": "returned span lines that are ground-truth lines, in files with ground truth.",
-    "function_hit_rate": "ground-truth functions overlapped by a returned span.",
-    "quality_score": "0.4 × recall + 0.4 × line_precision + 0.2 × function_hit_rate.",
-    "symbol_hit@k": "1 when a ground-truth symbol is among the first k returned symbols, else 0.",
-    "symbol_mrr": "1 / rank of the first ground-truth symbol returned (0 when none is).",
-    "hard_negative_rate": "1 when a hard negative is ranked above the first ground-truth symbol.",
-}
-"""One line per metric family; the full formulas live in docs/metrics.md."""
-
 
 def render_markdown(report: RunReport, headline: Sequence[str]) -> str:
     """Return ``summary.md``: results, comparisons, breakdowns, failures, run, invalid entries, methods."""
@@ -184,20 +157,22 @@ def _methodology_section(report: RunReport) -> str:
         "with 80% power, using the normal approximation n = ((z(1 − α/2) + z(0.8)) · sd / "
         "0.05)², where sd is the standard deviation of the paired differences."
     )
-    families = list(dict.fromkeys(_family(name) for name in report.metric_names()))
     definitions = [
-        f"- `{escape_cell(f)}`: {METRIC_DEFINITIONS.get(f, 'see docs/metrics.md.')}"
-        for f in families
+        f"- `{escape_cell(label)}`: {definition}" for label, definition in _definitions(report.metric_names())
     ]
     pointer = "Formulas and edge cases for every metric: docs/metrics.md."
     parts = ["## Methodology", paragraph, statistics, "\n".join(definitions), pointer]
     return "\n\n".join(part for part in parts if part)
 
 
-def _family(metric: str) -> str:
-    """Return the definition key of a metric name: 'recall@10' -> 'recall@k'."""
-    base, at, _ = metric.partition("@")
-    return f"{base}@k" if at else metric
+def _definitions(names: Sequence[str]) -> list[tuple[str, str]]:
+    """Return (label, one-line definition) of each metric family in ``names``, from the registry."""
+    found: dict[str, str] = {}
+    for name in names:
+        metric = find_metric(name)
+        label = name if metric is None else metric.label()
+        found.setdefault(label, "see docs/metrics.md." if metric is None else metric.definition)
+    return list(found.items())
 
 
 def render_summary(report: RunReport) -> str:
