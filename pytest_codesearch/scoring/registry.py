@@ -96,6 +96,11 @@ def _recall_at(c: Counts[Num], k: int) -> Num:
     return c.ratio(c.found_at(k), c.n_relevant)
 
 
+def _f1_at(c: Counts[Num], k: int) -> Num:
+    """f1@k = 2·P@k·R@k / (P@k + R@k), 0 when both are 0."""
+    return _harmonic(c, _precision_at(c, k), _recall_at(c, k))
+
+
 def _hit_at(c: Counts[Num], k: int) -> Num:
     """hit@k = 1 if hits(k) > 0, else 0."""
     return c.positive(c.found_at(k))
@@ -147,6 +152,8 @@ METRICS: tuple[Metric, ...] = (
            "hits(k) / k", _precision_at, at_k=True, trec_eval="P_k"),
     Metric("recall", "ranking", "relevant paths among the first k results, divided by all relevant paths.",
            "hits(k) / R", _recall_at, at_k=True, trec_eval="recall_k"),
+    Metric("f1", "ranking", "harmonic mean of precision@k and recall@k.",
+           "2 · precision@k · recall@k / (precision@k + recall@k), 0 when both are 0", _f1_at, at_k=True),
     Metric("hit", "ranking", "1 when at least one relevant path is among the first k results, else 0.",
            "1 if hits(k) > 0, else 0", _hit_at, at_k=True, trec_eval="success_k"),
     Metric("ndcg", "ranking", "gain of the first k results under graded relevance with a log2 rank "
