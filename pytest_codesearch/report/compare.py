@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from pytest_codesearch.report.headline import significant_leaders as significant_leaders
 from pytest_codesearch.report.model import Comparison, PowerCheck, RunInfo
 from pytest_codesearch.report.table import AgentTable
 from pytest_codesearch.stats import (

@@ -59,6 +59,19 @@ def headline_metrics(report: RunReport, wanted: Sequence[str] | None = None) -> 
     return [name for name in dict.fromkeys(HEADLINE_METRICS if wanted is None else wanted) if name in present]
 
 
+def significant_leaders(report: RunReport, metrics: Sequence[str]) -> dict[str, str]:
+    """Return metric -> its leader, for the metrics of ``metrics`` whose single best is significantly ahead.
+
+    Reads ``report.leaders`` (computed once by ``build_run_report``); computes nothing itself.
+    """
+    found: dict[str, str] = {}
+    for metric in metrics:
+        leader = report.leaders.get(metric)
+        if leader is not None and leader.significant:
+            found[metric] = leader.agents[0]
+    return found
+
+
 def returns_sets(cases: Sequence[CaseResult], run: RunInfo) -> bool:
     """Return True when some agent's median answer length is at most the largest cut-off."""
     if not run.ks:
