@@ -51,6 +51,9 @@ def test_oracle_scores_one_everywhere(pytester: pytest.Pytester, project: Path) 
                 expected = min(1.0, int(name.split("@")[1]) / relevant)
             elif name.startswith("all_hit@"):
                 expected = float(relevant <= int(name.split("@")[1]))
+            elif name.startswith("f1@"):
+                p, r = min(1.0, relevant / int(name.split("@")[1])), min(1.0, int(name.split("@")[1]) / relevant)
+                expected = 2 * p * r / (p + r)
             assert value == pytest.approx(expected), (case["id"], name)
     assert data["agents"]["oracle"]["counts"] == {
         "cases": 3, "ok": 3, "error": 0, "timeout": 0, "crashed": 0, "not_run": 0, "nondeterministic": 0

@@ -212,7 +212,7 @@ def test_json_numbers_are_plain() -> None:
     data = json.loads(sample_report().model_dump_json())
     assert data["agents"]["grep"]["latency_ms"]["p50"] == 2.0
     assert list(data) == [
-        "schema_version", "run", "agents", "comparisons", "power", "warnings", "breakdowns",
+        "schema_version", "run", "agents", "headline", "leaders", "comparisons", "power", "warnings", "breakdowns",
         "cases", "invalid", "not_run", "incomplete",
     ]  # fmt: skip
 
@@ -223,9 +223,9 @@ def test_non_finite_numbers_are_rejected() -> None:
 
 
 def test_headline_metrics_keep_only_what_the_report_has() -> None:
-    assert headline_metrics(sample_report()) == ["f1", "mrr", "hit@1"]
+    assert headline_metrics(sample_report()) == ["mrr", "hit@1", "f1"]
     assert headline_metrics(sample_report(), ["hit@1", "ndcg@3", "f1"]) == ["hit@1", "f1"]
-    assert HEADLINE_METRICS[0] == "f1"
+    assert HEADLINE_METRICS[0] == "ndcg@10"
 
 
 def test_schema_file_is_current() -> None:

@@ -8,7 +8,6 @@ import pytest
 
 from pytest_codesearch.report.aggregate import build_run_report
 from pytest_codesearch.report.breakdown import NO_VALUE
-from pytest_codesearch.report.compare import significant_leaders
 from pytest_codesearch.report.model import AgentInfo, CaseResult, RunInfo, RunReport
 from pytest_codesearch.stats import PERMUTATIONS, holm
 
@@ -193,13 +192,43 @@ def test_alpha_decides_significance() -> None:
     assert not any(c.significant for c in strict.comparisons)
 
 
+def leaders(report: RunReport) -> dict[str, tuple[list[str], bool]]:
+    """Return the report's metric leaders as (agents, significant)."""
+    return {m: (lead.agents, lead.significant) for m, lead in report.leaders.items() if "." not in m}
+
+
 def test_significant_leader_beats_the_runner_up() -> None:
     cases = duel(30, [1.0], [0.0])
     cases += [make_case(f"c{i:02d}", "c", scores(1.0)) for i in range(30)]
-    assert significant_leaders(build(cases, "a", "b", "c"), REQUIRED) == {}  # a and c tie
-    two = build(duel(30, [1.0], [0.0]), "a", "b")
-    assert significant_leaders(two, ["f1", "mrr", "map"]) == {"f1": "a", "mrr": "a"}
-    assert significant_leaders(build(duel(3, [1.0], [0.0]), "a", "b"), REQUIRED) == {}
+    assert leaders(build(cases, "a", "b", "c")) == {"f1": (["a", "c"], False), "mrr": (["a", "c"], False)}
+    two = build(duel(30, [1.0], [0.0]), "a", "b", compared=["f1", "mrr"])
+    assert leaders(two) == {"f1": (["a"], True), "mrr": (["a"], True)}
+    few = build(duel(3, [1.0], [0.0]), "a", "b")  # 3 paired cases: p = 1/4 at best, never significant
+    assert leaders(few) == {"f1": (["a"], False), "mrr": (["a"], False)}
+
+
+def test_leaders_of_a_metric_not_compared_are_never_significant() -> None:
+    report = build(duel(30, [1.0], [0.0]), "a", "b", compared=["f1"])
+    assert leaders(report)["mrr"] == (["a"], False)
+
+
+def test_lower_is_better_for_latency_and_hard_negatives() -> None:
+    cases = [make_case(f"c{i:02d}", "a", {**scores(1.0), "hard_negative_rate": 0.0}, latency_ms=5.0) for i in range(30)]
+    cases += [make_case(f"c{i:02d}", "b", {**scores(0.0), "hard_negative_rate": 1.0}, latency_ms=2.0) for i in range(30)]
+    report = build(cases, "a", "b", compared=["f1", "hard_negative_rate"])
+    assert report.leaders["hard_negative_rate"].agents == ["a"]
+    assert report.leaders["hard_negative_rate"].significant
+    assert report.leaders["latency_ms.p50"].agents == ["b"]
+    assert report.leaders["latency_ms.p90"].agents == ["b"]
+
+
+def test_ties_are_judged_at_the_precision_shown() -> None:
+    cases = [make_case("c1", "a", scores(0.5001)), make_case("c1", "b", scores(0.5004))]
+    assert build(cases, "a", "b").leaders["f1"].agents == ["a", "b"]
+
+
+def test_one_agent_leads_nothing() -> None:
+    assert build(duel(3, [1.0], [0.0])[:3], "a").leaders == {}
 
 
 # --- power ----------------------------------------------------------------------------------

@@ -294,21 +294,44 @@ def test_terminal_columns_line_up(report: RunReport) -> None:
     assert len({len(line) for line in lines[:3]}) == 1
 
 
-def test_terminal_drops_intervals_before_columns(report: RunReport) -> None:
+def test_terminal_drops_intervals_before_columns_and_says_so(report: RunReport) -> None:
     full = render_terminal(report, ["f1", "mrr"], 200)
-    compact = render_terminal(report, ["f1", "mrr"], len(full[0]) - 1)
+    width = len(full[0]) - 1
+    compact = render_terminal(report, ["f1", "mrr"], width)
     assert compact[1].split()[:3] == ["good", "0.800*", "1.000*"]
-    assert compact[4] == "* best"
-    assert not any(line.startswith("omitted") for line in compact)
+    assert compact[4] == f"omitted at {width} columns: ± intervals (summary.md has them)"
+    assert compact[5] == "* best"
 
 
-def test_terminal_drops_trailing_metrics_that_do_not_fit(report: RunReport) -> None:
+def test_terminal_drops_columns_all_agents_share_first(report: RunReport) -> None:
     metrics = ["f1", "mrr", "precision@5"]
     compact = render_terminal(report, metrics, len(render_terminal(report, metrics, 200)[0]) - 1)
     narrow = render_terminal(report, metrics, len(compact[0]) - 5)
-    assert narrow[4] == "omitted (terminal too narrow): precision@5"
+    assert narrow[4].startswith(f"omitted at {len(compact[0]) - 5} columns: ± intervals, p90 ms")
     assert all(len(line) <= len(compact[0]) - 5 for line in narrow[:4])
-    assert "p50 ms" in narrow[0] and "ok/err" in narrow[0]
+    assert "p50 ms" in narrow[0] and "precision@5" in narrow[0]
+
+
+def drop_sequence(built: RunReport, metrics: list[str]) -> list[str]:
+    """Return the columns the terminal omits, in the order it omits them as the width shrinks."""
+    order: list[str] = []
+    width = 200
+    while True:
+        lines = render_terminal(built, metrics, width)
+        omitted = [line for line in lines if line.startswith("omitted at")]
+        if omitted:
+            names = omitted[0].split(": ", 1)[1].removesuffix(" (summary.md has them)").split(", ")
+            order += [name for name in names if name not in order]
+        if lines[0] == "agent":
+            return order
+        width = len(lines[0]) - 1
+
+
+def test_terminal_drops_uniform_columns_first_then_p90_then_metrics_from_the_last() -> None:
+    cases = [case("c1", "a", 0.5, 1.0, 1.0), case("c1", "b", 0.5, 0.0, 2.0)]  # same f1, precision@5, ok/err
+    assert drop_sequence(report_of(cases, ["a", "b"]), METRICS) == [
+        "± intervals", "ok/err", "precision@5", "f1", "p90 ms", "mrr", "p50 ms",
+    ]  # fmt: skip
 
 
 def test_terminal_notes_invalid_not_run_and_power(report: RunReport) -> None:

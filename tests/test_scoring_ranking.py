@@ -143,7 +143,7 @@ def test_r_precision_matches_hand_values(ranked: list[str], relevant: frozenset[
     assert score_case(ranked, dict.fromkeys(relevant, 2))["r_precision"] == expected
 
 
-AT_K = ("precision", "recall", "hit", "ndcg", "all_hit", "recall_cap")
+AT_K = ("precision", "recall", "f1", "hit", "ndcg", "all_hit", "recall_cap")
 
 
 def test_metric_names_for_default_ks() -> None:
@@ -156,7 +156,7 @@ def test_metric_names_for_default_ks() -> None:
 
 def test_metric_names_keep_the_given_order_of_ks() -> None:
     at_20 = [f"{name}@20" for name in AT_K]
-    assert metric_names([20, 3])[4:16] == [*at_20, *(f"{name}@3" for name in AT_K)]
+    assert metric_names([20, 3])[4:18] == [*at_20, *(f"{name}@3" for name in AT_K)]
 
 
 @pytest.mark.parametrize("ks", [(5, 5), (0, 5), (-1,)])
@@ -178,6 +178,8 @@ def test_perfect_ranking_scores_one_except_cutoff_ratios(n_relevant: int) -> Non
     for k in (1, 5, 10):
         assert scores.pop(f"precision@{k}") == min(1.0, n_relevant / k)
         assert scores.pop(f"recall@{k}") == min(1.0, k / n_relevant)
+        p, r = min(1.0, n_relevant / k), min(1.0, k / n_relevant)
+        assert scores.pop(f"f1@{k}") == 2 * p * r / (p + r)
         assert scores.pop(f"all_hit@{k}") == (1.0 if n_relevant <= k else 0.0)
     assert scores == dict.fromkeys(scores, 1.0)
 
@@ -270,9 +272,9 @@ def test_the_worked_example_of_docs_metrics() -> None:
     assert rounded == {
         "precision": 0.5, "recall": 0.6667, "f1": 0.5714, "f1_partial": 0.7143, "f_beta": 0.625,
         **{f"{name}@1": 0.0 for name in AT_K},
-        "precision@5": 0.4, "recall@5": 0.6667, "hit@5": 1.0, "ndcg@5": 0.5406, "all_hit@5": 0.0,
+        "precision@5": 0.4, "recall@5": 0.6667, "f1@5": 0.5, "hit@5": 1.0, "ndcg@5": 0.5406, "all_hit@5": 0.0,
         "recall_cap@5": 0.6667,
-        "precision@10": 0.2, "recall@10": 0.6667, "hit@10": 1.0, "ndcg@10": 0.5406, "all_hit@10": 0.0,
+        "precision@10": 0.2, "recall@10": 0.6667, "f1@10": 0.3077, "hit@10": 1.0, "ndcg@10": 0.5406, "all_hit@10": 0.0,
         "recall_cap@10": 0.6667,
         "mrr": 0.5, "map": 0.3333, "r_precision": 0.3333,
     }  # fmt: skip

@@ -134,3 +134,29 @@ def test_metric_functions_equal_trec_eval(cases: dict[str, Case], trec: dict[str
         found = sum(1 for doc in ranked if doc in relevance)
         weighted = f_beta(found / len(ranked) if ranked else 0.0, found / len(relevance), F_BETA)
         assert weighted == pytest.approx(trec[qid][TREC_F_BETA], abs=TOLERANCE, rel=0), qid
+
+
+def test_f1_at_k_is_the_harmonic_mean_of_trec_evals_p_and_recall(
+    cases: dict[str, Case], trec: dict[str, dict[str, float]]
+) -> None:
+    # trec_eval has no F@k: the reference is 2·P_k·recall_k / (P_k + recall_k) of its own P_k and recall_k
+    for qid, (ranked, relevance) in cases.items():
+        ours = score_case(ranked, relevance, ks=KS)
+        for k in KS:
+            p, r = trec[qid][f"P_{k}"], trec[qid][f"recall_{k}"]
+            expected = 2 * p * r / (p + r) if p + r > 0 else 0.0
+            assert ours[f"f1@{k}"] == pytest.approx(expected, abs=TOLERANCE, rel=0), (qid, k)
+
+
+@pytest.mark.parametrize(
+    ("ranked", "k", "expected"),
+    [
+        (["x.py", "a.py", "src", "b.py"], 1, 0.0),  # nothing relevant in the top 1
+        (["x.py", "a.py", "src", "b.py"], 5, 0.5),  # P@5 = 2/5, R@5 = 2/3: 2·(2/5)(2/3) / (16/15) = 1/2
+        (["x.py", "a.py", "src", "b.py"], 10, 4 / 13),  # P@10 = 1/5, R@10 = 2/3
+        (["a.py", "b.py", "src/c.py"], 3, 1.0),  # the whole truth, nothing else
+    ],
+)
+def test_f1_at_k_by_hand(ranked: list[str], k: int, expected: float) -> None:
+    scores = score_case(ranked, {"a.py": 2, "b.py": 1, "src/c.py": 1}, ks=(k,))
+    assert scores[f"f1@{k}"] == pytest.approx(expected, abs=1e-15)

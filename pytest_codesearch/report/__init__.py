@@ -8,12 +8,11 @@ Writers render a finished ``RunReport`` and compute nothing of their own:
 from __future__ import annotations
 
 import importlib
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pytest_codesearch.report.aggregate import build_run_report
-    from pytest_codesearch.report.compare import HEADLINE_METRICS
+    from pytest_codesearch.report.headline import HEADLINE_METRICS, headline_metrics
     from pytest_codesearch.report.model import (
         AgentInfo,
         AgentSummary,
@@ -23,6 +22,7 @@ if TYPE_CHECKING:
         GroupSummary,
         InvalidEntry,
         LatencySummary,
+        Leader,
         MetricSummary,
         PowerCheck,
         RunInfo,
@@ -31,10 +31,11 @@ if TYPE_CHECKING:
 
 _LAZY = {
     "build_run_report": "aggregate",
-    "HEADLINE_METRICS": "compare",
+    "HEADLINE_METRICS": "headline",
+    "headline_metrics": "headline",
     **dict.fromkeys(
         ("AgentInfo", "AgentSummary", "Breakdowns", "CaseResult", "Comparison", "GroupSummary", "InvalidEntry",
-         "LatencySummary", "MetricSummary", "PowerCheck", "RunInfo", "RunReport"),
+         "LatencySummary", "Leader", "MetricSummary", "PowerCheck", "RunInfo", "RunReport"),
         "model",
     ),
 }
@@ -48,13 +49,6 @@ def __getattr__(name: str) -> Any:
     return getattr(importlib.import_module(f"pytest_codesearch.report.{module}"), name)
 
 
-def headline_metrics(report: RunReport, wanted: Sequence[str] | None = None) -> list[str]:
-    """Return the metrics of ``wanted`` (default ``HEADLINE_METRICS``) that the report holds, in that order."""
-    from pytest_codesearch.report.compare import HEADLINE_METRICS
-
-    present = set(report.metric_names())
-    return [name for name in dict.fromkeys(HEADLINE_METRICS if wanted is None else wanted) if name in present]
-
 __all__ = [
     "HEADLINE_METRICS",
     "AgentInfo",
@@ -65,6 +59,7 @@ __all__ = [
     "GroupSummary",
     "InvalidEntry",
     "LatencySummary",
+    "Leader",
     "MetricSummary",
     "PowerCheck",
     "RunInfo",

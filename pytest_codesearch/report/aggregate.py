@@ -1,8 +1,8 @@
 """Fold per-case results into the ``RunReport`` every writer renders.
 
 Every figure is computed here, once, from the cases alone: per-agent summaries with bootstrap
-intervals (``table``), paired comparisons and power checks (``compare``) and breakdowns
-(``breakdown``). Random draws are seeded from ``run.seed`` and a label naming what they are for,
+intervals (``table``), the headline and each column's leaders (``headline``), paired comparisons
+and power checks (``compare``) and breakdowns (``breakdown``). Random draws are seeded from ``run.seed`` and a label naming what they are for,
 so the same cases and settings always give the same report. Every agent's cases are resampled
 with the same draws (their rows are in the same case order), so two agents with the same
 per-case scores get the same intervals.
@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from pytest_codesearch.report.breakdown import build_breakdowns
-from pytest_codesearch.report.compare import HEADLINE_METRICS, compare_agents, power_warnings
+from pytest_codesearch.report.compare import compare_agents, power_warnings
+from pytest_codesearch.report.headline import choose_headline, find_leaders
 from pytest_codesearch.report.model import AgentSummary, CaseResult, InvalidEntry, RunInfo, RunReport
 from pytest_codesearch.report.table import (
     AgentTable,
@@ -32,27 +33,34 @@ def build_run_report(
     not_run: Iterable[str] = (),
     *,
     optional: Sequence[str] = (),
-    compared: Sequence[str] = HEADLINE_METRICS,
+    headline: Sequence[str] | None = None,
+    compared: Sequence[str] | None = None,
 ) -> RunReport:
-    """Return the run's report: cases in a stable order, summaries, comparisons and breakdowns.
+    """Return the run's report: cases in a stable order, summaries, headline, leaders, comparisons.
 
     ``metric_names`` are the metrics every case carries (``scoring.metric_names``); any other
     metric some case carries is aggregated over the cases that carry it and listed after them,
-    in ``optional`` order first. ``compared`` are the metrics on which every pair of agents is
-    tested. Agents come in the order of ``run.agents``, then any other agent seen in ``cases``.
+    in ``optional`` order first. ``headline`` names the metrics the tables show (None: chosen
+    automatically, see ``report.headline``; a name the report lacks raises ValueError with the
+    closest one). ``compared`` are the metrics on which every pair of agents is tested (None: the
+    headline). Agents come in the order of ``run.agents``, then any other agent seen in ``cases``.
     The result does not depend on the order of ``cases``, so a serial run and an xdist run give
     the same report apart from timings and worker ids.
     """
     ordered = sorted(cases, key=case_sort_key)
     names = report_metric_names(ordered, metric_names, optional)
+    chosen = choose_headline(ordered, names, run, headline)
     tables = [
         AgentTable(agent, tuple(group), metric_matrix(group, names, metric_names))
         for agent, group in _group_by_agent(run, ordered).items()
     ]
-    comparisons, power = compare_agents(tables, names, compared, run)
+    comparisons, power = compare_agents(tables, names, chosen if compared is None else compared, run)
+    agents = {table.agent: summarize_agent(table, names, run) for table in tables}
     return RunReport(
         run=run,
-        agents={table.agent: summarize_agent(table, names, run) for table in tables},
+        agents=agents,
+        headline=chosen,
+        leaders=find_leaders(agents, comparisons, names),
         comparisons=comparisons,
         power=power,
         warnings=power_warnings(power, run.alpha),

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from pytest_codesearch.report.model import Comparison, PowerCheck, RunInfo, RunReport
+from pytest_codesearch.report.headline import significant_leaders as significant_leaders
+from pytest_codesearch.report.model import Comparison, PowerCheck, RunInfo
 from pytest_codesearch.report.table import AgentTable
 from pytest_codesearch.stats import (
     DETECTABLE_DIFFERENCE,
@@ -31,19 +32,6 @@ from pytest_codesearch.stats import (
     seeded_rng,
     sign_flip_pvalues,
 )
-
-HEADLINE_METRICS: tuple[str, ...] = (
-    "f1",
-    "f1_partial",
-    "mrr",
-    "map",
-    "hit@1",
-    "hit@5",
-    "recall@10",
-    "ndcg@10",
-)
-"""Metrics compared between agents and shown in the terminal and summary.md tables."""
-
 
 @dataclass(frozen=True)
 class _Paired:
@@ -100,33 +88,6 @@ def power_warnings(checks: Sequence[PowerCheck], alpha: float) -> list[str]:
         if key not in worst or _need(check) > _need(worst[key]):
             worst[key] = check
     return [_power_message(check, alpha) for check in worst.values()]
-
-
-def significant_leaders(report: RunReport, metrics: Sequence[str]) -> dict[str, str]:
-    """Return metric -> the agent with the best mean when it is significantly better than the runner-up.
-
-    The runner-up is every agent with the second-best mean; the best must beat each in a
-    significant comparison whose mean paired difference favours it. Ties for best lead nowhere.
-    """
-    leaders: dict[str, str] = {}
-    for metric in metrics:
-        means = {a: s.metrics[metric].mean for a, s in report.agents.items() if metric in s.metrics}
-        ranked = sorted(set(means.values()), reverse=True)
-        best = [a for a, m in means.items() if m == ranked[0]] if ranked else []
-        if len(ranked) < 2 or len(best) != 1:
-            continue
-        runners = [a for a, m in means.items() if m == ranked[1]]
-        if all(_beats(report, metric, best[0], runner) for runner in runners):
-            leaders[metric] = best[0]
-    return leaders
-
-
-def _beats(report: RunReport, metric: str, winner: str, loser: str) -> bool:
-    """Return True when a significant comparison on ``metric`` favours ``winner`` over ``loser``."""
-    for c in report.comparisons:
-        if c.metric == metric and c.significant and {c.agent_a, c.agent_b} == {winner, loser}:
-            return c.mean_diff > 0 if c.agent_a == winner else c.mean_diff < 0
-    return False
 
 
 def _pairs(tables: Sequence[AgentTable]) -> list[tuple[AgentTable, AgentTable]]:

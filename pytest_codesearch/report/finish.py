@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from pytest_codesearch.report.aggregate import build_run_report
-from pytest_codesearch.report.compare import HEADLINE_METRICS
 from pytest_codesearch.report.journal import RunRecords, read_journal
 from pytest_codesearch.report.model import CaseResult, RunReport
 
@@ -31,7 +30,7 @@ def build_report(records: RunRecords) -> RunReport:
         invalid=records.invalid,
         not_run=sorted(records.collected - set(records.cases)),
         optional=header.optional_metric_names,
-        compared=header.headline or HEADLINE_METRICS,
+        headline=header.headline,
     )
     report.warnings.extend(_answer_warnings(cases))
     interrupted = records.end is None or records.end.exit_status in (2, 3)  # Ctrl-C, internal error

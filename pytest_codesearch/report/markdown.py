@@ -7,56 +7,33 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pytest_codesearch.atomic import write_atomic
-from pytest_codesearch.report.compare import significant_leaders
+from pytest_codesearch.report.headline import headline_metrics
 from pytest_codesearch.report.markdown_stats import (
     breakdowns_section,
     comparisons_section,
     failures_section,
 )
 from pytest_codesearch.report.mdtable import MISSING, bold_best, escape_cell, mean_interval, table
-from pytest_codesearch.report.model import AgentSummary, RunReport
+from pytest_codesearch.report.model import RunReport
+from pytest_codesearch.scoring.registry import find_metric
 from pytest_codesearch.status import Status
 
 TITLE = "# Code search benchmark results"
 LEAD_MARK = "†"
 """After the best mean of a column when it is significantly better than the runner-up."""
 
-METRIC_DEFINITIONS = {
-    "precision@k": "relevant paths among the first k results, divided by k.",
-    "recall@k": "relevant paths among the first k results, divided by all relevant paths.",
-    "hit@k": "1 when at least one relevant path is among the first k results, else 0.",
-    "ndcg@k": "gain of the first k results under graded relevance with a log2 rank discount, "
-    "divided by the gain of the ideal ordering.",
-    "mrr": "1 / rank of the first relevant path (0 when none is retrieved), averaged over cases.",
-    "map": "precision at the rank of each relevant path retrieved, summed and divided by the "
-    "number of relevant paths, averaged over cases.",
-    "f1": "harmonic mean of precision and recall of the whole answer, taken as a set.",
-    "f1_partial": "F1 in which near misses earn partial credit.",
-    "precision": "share of the whole answer that is relevant.",
-    "recall": "share of the relevant paths found anywhere in the answer.",
-    "f_beta": "weighted harmonic mean of precision and recall (beta > 1 favours recall).",
-    "all_hit@k": "1 when every relevant path is among the first k results, else 0.",
-    "recall_cap@k": "relevant paths among the first k results, divided by min(k, relevant paths).",
-    "r_precision": "relevant paths among the first R results, R being the number of relevant paths.",
-    "line_coverage": "ground-truth lines covered by the returned spans (cases with line ranges).",
-    "line_precision": "returned span lines that are ground-truth lines, in files with ground truth.",
-    "function_hit_rate": "ground-truth functions overlapped by a returned span.",
-    "quality_score": "0.4 × recall + 0.4 × line_precision + 0.2 × function_hit_rate.",
-    "symbol_hit@k": "1 when a ground-truth symbol is among the first k returned symbols, else 0.",
-    "symbol_mrr": "1 / rank of the first ground-truth symbol returned (0 when none is).",
-    "hard_negative_rate": "1 when a hard negative is ranked above the first ground-truth symbol.",
-}
-"""One line per metric family; the full formulas live in docs/metrics.md."""
+def render_markdown(report: RunReport, headline: Sequence[str] | None = None) -> str:
+    """Return ``summary.md``: results, comparisons, breakdowns, failures, run, invalid entries, methods.
 
-
-def render_markdown(report: RunReport, headline: Sequence[str]) -> str:
-    """Return ``summary.md``: results, comparisons, breakdowns, failures, run, invalid entries, methods."""
+    The tables show ``headline`` (default: the report's headline) and mark the report's leaders.
+    """
+    names = list(dict.fromkeys(headline if headline is not None else report.headline or headline_metrics(report)))
     optional = [
         comparisons_section(report),
-        breakdowns_section(report, headline),
+        breakdowns_section(report, names),
         failures_section(report),
     ]
-    parts = [TITLE, _results_section(report, headline), *(p for p in optional if p)]
+    parts = [TITLE, _results_section(report, names), *(p for p in optional if p)]
     parts.append(_run_section(report))
     if report.invalid:
         parts.append(_invalid_section(report))
@@ -64,38 +41,35 @@ def render_markdown(report: RunReport, headline: Sequence[str]) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def write_markdown(report: RunReport, path: Path, headline: Sequence[str]) -> None:
+def write_markdown(report: RunReport, path: Path, headline: Sequence[str] | None = None) -> None:
     """Write ``summary.md`` atomically."""
     write_atomic(path, render_markdown(report, headline))
 
 
-def _metric_column(summaries: Sequence[AgentSummary], name: str, leader: int | None) -> list[str]:
+def _metric_column(report: RunReport, name: str) -> list[str]:
     """Return 'mean [low, high]' cells for one metric: best mean in bold, a significant leader marked."""
-    stats = [s.metrics.get(name) for s in summaries]
-    cells = [mean_interval(m) + (LEAD_MARK if i == leader else "") for i, m in enumerate(stats)]
-    keys = [round(m.mean, 3) if m else None for m in stats]
-    return bold_best(cells, keys, higher=True)
+    agents = list(report.agents)
+    leader = report.leaders.get(name)
+    lead = leader.agents[0] if leader is not None and leader.significant else None
+    stats = [s.metrics.get(name) for s in report.agents.values()]
+    cells = [mean_interval(m) + (LEAD_MARK if a == lead else "") for a, m in zip(agents, stats)]
+    return bold_best(cells, agents, leader)
 
 
-def _latency_column(values: Sequence[float | None]) -> list[str]:
+def _latency_column(report: RunReport, attribute: str) -> list[str]:
     """Return latency cells in ms, lowest in bold."""
+    values = [getattr(s.latency_ms, attribute) for s in report.agents.values()]
     cells = [f"{v:.2f}" if v is not None else MISSING for v in values]
-    keys = [round(v, 2) if v is not None else None for v in values]
-    return bold_best(cells, keys, higher=False)
+    return bold_best(cells, list(report.agents), report.leaders.get(f"latency_ms.{attribute}"))
 
 
 def _results_section(report: RunReport, headline: Sequence[str]) -> str:
     """Return the aggregate table, one row per agent, its notes and the run's warnings."""
-    names = list(report.agents)
     summaries = list(report.agents.values())
-    leaders = significant_leaders(report, headline)
-    columns = [names]
-    columns += [
-        _metric_column(summaries, m, names.index(leaders[m]) if m in leaders else None)
-        for m in headline
-    ]
-    columns.append(_latency_column([s.latency_ms.p50 for s in summaries]))
-    columns.append(_latency_column([s.latency_ms.p90 for s in summaries]))
+    columns = [list(report.agents)]
+    columns += [_metric_column(report, m) for m in headline]
+    columns.append(_latency_column(report, "p50"))
+    columns.append(_latency_column(report, "p90"))
     columns.append([f"{s.counts['ok']} / {s.counts['error']}" for s in summaries])
     header = ["agent", *headline, "p50 ms", "p90 ms", "ok / error"]
     align = [":---", *("---:" for _ in headline), "---:", "---:", "---:"]
@@ -105,7 +79,8 @@ def _results_section(report: RunReport, headline: Sequence[str]) -> str:
         f"brackets ({report.run.bootstrap:,} resamples; an error scores 0 on the metrics that "
         "apply to its case). Latency: per-case median in milliseconds, percentiles over answered "
         f"cases. Best value of each column in bold; {LEAD_MARK} marks a best mean that is "
-        "significantly better than the runner-up (see Comparisons)."
+        "significantly better than the runner-up (see Comparisons). Columns: the run's headline "
+        "(docs/results-format.md says how it is chosen); results.json holds every metric."
     ]
     if report.not_run:
         notes.append(
@@ -184,24 +159,24 @@ def _methodology_section(report: RunReport) -> str:
         "with 80% power, using the normal approximation n = ((z(1 − α/2) + z(0.8)) · sd / "
         "0.05)², where sd is the standard deviation of the paired differences."
     )
-    families = list(dict.fromkeys(_family(name) for name in report.metric_names()))
     definitions = [
-        f"- `{escape_cell(f)}`: {METRIC_DEFINITIONS.get(f, 'see docs/metrics.md.')}"
-        for f in families
+        f"- `{escape_cell(label)}`: {definition}" for label, definition in _definitions(report.metric_names())
     ]
     pointer = "Formulas and edge cases for every metric: docs/metrics.md."
     parts = ["## Methodology", paragraph, statistics, "\n".join(definitions), pointer]
     return "\n\n".join(part for part in parts if part)
 
 
-def _family(metric: str) -> str:
-    """Return the definition key of a metric name: 'recall@10' -> 'recall@k'."""
-    base, at, _ = metric.partition("@")
-    return f"{base}@k" if at else metric
+def _definitions(names: Sequence[str]) -> list[tuple[str, str]]:
+    """Return (label, one-line definition) of each metric family in ``names``, from the registry."""
+    found: dict[str, str] = {}
+    for name in names:
+        metric = find_metric(name)
+        label = name if metric is None else metric.label()
+        found.setdefault(label, "see docs/metrics.md." if metric is None else metric.definition)
+    return list(found.items())
 
 
 def render_summary(report: RunReport) -> str:
-    """Return ``summary.md`` with the report's headline metrics (the report-format registry's renderer)."""
-    from pytest_codesearch.report import headline_metrics
-
-    return render_markdown(report, headline_metrics(report))
+    """Return ``summary.md`` with the report's headline (the report-format registry's renderer)."""
+    return render_markdown(report)

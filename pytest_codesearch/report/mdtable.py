@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pytest_codesearch.report.model import MetricSummary
-from pytest_codesearch.stats import best_positions
+from pytest_codesearch.report.model import Leader, MetricSummary
 
 MISSING = "–"
 
@@ -23,12 +22,11 @@ def table(header: Sequence[str], align: Sequence[str], rows: Sequence[Sequence[s
     return "\n".join(lines)
 
 
-def bold_best(cells: list[str], keys: Sequence[float | None], *, higher: bool) -> list[str]:
-    """Embolden the cells whose key is best in the column (all on a tie; none with one value)."""
-    if sum(k is not None for k in keys) < 2:
+def bold_best(cells: list[str], agents: Sequence[str], leader: Leader | None) -> list[str]:
+    """Embolden the cells of the column's best agents (the report's ``leaders``), if any."""
+    if leader is None:
         return cells
-    best = best_positions(keys, higher_is_better=higher)
-    return [f"**{c}**" if i in best else c for i, c in enumerate(cells)]
+    return [f"**{c}**" if agent in leader.agents else c for agent, c in zip(agents, cells)]
 
 
 def mean_interval(summary: MetricSummary | None) -> str:

@@ -224,6 +224,17 @@ class Breakdowns(_Record):
     repo: dict[str, dict[str, GroupSummary]] = Field(default_factory=dict)
 
 
+class Leader(_Record):
+    """The best agent(s) of one column of the results table."""
+
+    agents: list[str] = Field(
+        description="Agents with the best value at the precision shown (3 decimals, 2 for ms); ties all listed."
+    )
+    significant: bool = Field(
+        description="A single best agent, favoured over every runner-up by a significant comparison."
+    )
+
+
 class InvalidEntry(_Record):
     """A gold-set entry that could not be turned into a case."""
 
@@ -239,6 +250,15 @@ class RunReport(_Record):
     schema_version: int = SCHEMA_VERSION
     run: RunInfo
     agents: dict[str, AgentSummary]
+    headline: list[str] = Field(
+        default_factory=list,
+        description="Metrics the tables show and the comparisons test, in order (docs/results-format.md).",
+    )
+    leaders: dict[str, Leader] = Field(
+        default_factory=dict,
+        description="Metric (or 'latency_ms.p50', 'latency_ms.p90') to its best agent(s); "
+        "left out when fewer than two agents have a value.",
+    )
     comparisons: list[Comparison] = Field(
         default_factory=list, description="Every pair of agents on every headline metric."
     )

@@ -17,9 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from pytest_codesearch.scoring.case import metric_names, score_case
-
-Array = npt.NDArray[np.float64]
+from pytest_codesearch.scoring.case import scoring_plan, score_case
+from pytest_codesearch.scoring.counts import Array
 
 
 @dataclass(frozen=True)
@@ -59,23 +58,20 @@ def score_batch(
     """Return ``metric_names(ks, f_beta is not None)`` and a (cases x metrics) array of scores.
 
     Row i equals ``score_case(runs[i], relevances[i], ks=ks, k=k, directories=directories[i],
-    f_beta=f_beta)``; like ``score_case`` it expects normalised answers (no duplicates). Cases
-    whose answer holds a directory are scored by ``score_case`` itself (partial credit needs the
-    paths). Raises ValueError when the lengths differ or ``k`` or ``ks`` are invalid.
+    f_beta=f_beta)``; like ``score_case`` it expects normalised answers (no duplicates) and runs
+    the registry's formulas, here on ``BatchCounts``. Cases whose answer holds a directory are
+    scored by ``score_case`` itself (partial credit needs the paths). Raises ValueError when the
+    lengths differ or ``k`` or ``ks`` are invalid.
     """
     if len(runs) != len(relevances) or (directories is not None and len(directories) != len(runs)):
         raise ValueError("runs, relevances and directories must have one entry per case")
     if k is not None and k < 1:
         raise ValueError(f"k must be a positive integer, got {k}")
-    names = metric_names(ks, f_beta is not None)
-    batch = _collect(runs, relevances)
-    columns = _set_columns(batch, k, f_beta)
-    columns.update(_cutoff_columns(batch, ks))
-    columns.update(_list_columns(batch))
-    missing = [name for name in names if name not in columns]
-    if missing:
-        raise ValueError(f"score_batch has no formula for {', '.join(missing)} (scoring/batch.py)")
-    matrix = np.column_stack([columns[name] for name in names]) if names else np.empty((len(runs), 0))
+    plan = scoring_plan(tuple(ks), f_beta is not None)
+    names = [name for name, _ in plan]
+    counts = BatchCounts(_collect(runs, relevances), k, 1.0 if f_beta is None else f_beta)
+    columns = [formula(counts, cutoff) for _, (formula, cutoff) in plan]
+    matrix = np.column_stack(columns) if columns else np.empty((len(runs), 0))
     for row in _rows_with_directories(runs, directories, k):
         dirs = directories[row] if directories is not None else frozenset()
         scores = score_case(runs[row], relevances[row], ks=ks, k=k, directories=dirs, f_beta=f_beta)
@@ -128,69 +124,86 @@ def _collect(runs: Sequence[Sequence[str]], relevances: Sequence[Mapping[str, in
     )
 
 
+class BatchCounts:
+    """``Counts`` of every case of a batch at once: each value is an array with one entry per case.
+
+    Hit counts and gains are summed hit by hit in rank order (``np.bincount``), as ``Hits`` does,
+    and cached per cut-off, so formulas that read the same count share one pass.
+    """
+
+    def __init__(self, batch: _Batch, k: int | None, beta: float) -> None:
+        self._batch = batch
+        self._found: dict[int, Array] = {}
+        self.beta = beta
+        self.n_relevant = batch.n_relevant
+        if k is None:
+            self.set_found = batch.count(np.ones(batch.case.size, dtype=bool))
+            self.set_size = batch.length
+        else:
+            self.set_found = self.found_at(k)
+            self.set_size = np.minimum(batch.length, float(k))
+
+    def found_at(self, k: int) -> Array:
+        """Return hits(k) of every case."""
+        if k not in self._found:
+            self._found[k] = self._batch.count(self._batch.rank <= k)
+        return self._found[k]
+
+    def found_at_r(self) -> Array:
+        """Return hits(R) of every case."""
+        batch = self._batch
+        return batch.count(batch.rank <= batch.n_relevant[batch.case])
+
+    def dcg_at(self, k: int) -> Array:
+        """Return DCG@k of every case."""
+        return self._batch.total(self._batch.rank <= k, self._batch.gain)
+
+    def idcg_at(self, k: int) -> Array:
+        """Return IDCG@k of every case."""
+        batch = self._batch
+        placed = batch.ideal_position <= k
+        ideal = np.bincount(batch.ideal_case[placed], weights=batch.ideal_gain[placed], minlength=batch.n_cases)
+        return ideal.astype(np.float64, copy=False)
+
+    def reciprocal_rank(self) -> Array:
+        """Return 1 / rank of the first relevant entry of every case, 0.0 where none."""
+        batch = self._batch
+        reciprocal = np.zeros(batch.n_cases, dtype=np.float64)
+        first = batch.order == 1.0
+        reciprocal[batch.case[first]] = 1.0 / batch.rank[first]
+        return reciprocal
+
+    def precision_sum(self) -> Array:
+        """Return Σ over relevant ranks i of hits(i) / i, for every case."""
+        batch = self._batch
+        return batch.total(np.ones(batch.case.size, dtype=bool), batch.order / batch.rank)
+
+    def partial_credit(self) -> tuple[Array, Array] | None:
+        """Return None: rows whose answer holds a directory are rescored by ``score_case``."""
+        return None
+
+    def ratio(self, part: Array, whole: Array) -> Array:
+        """Return part / whole elementwise, 0.0 where whole is 0."""
+        safe = np.where(whole > 0, whole, 1.0)
+        return np.where(whole > 0, part / safe, 0.0)
+
+    def positive(self, value: Array) -> Array:
+        """Return 1.0 where value > 0, else 0.0."""
+        return (value > 0).astype(np.float64)
+
+    def equal(self, left: Array, right: Array) -> Array:
+        """Return 1.0 where left == right, else 0.0."""
+        same: npt.NDArray[np.bool_] = np.equal(left, right)
+        return same.astype(np.float64)
+
+    def cap(self, k: int, value: Array) -> Array:
+        """Return min(k, value) elementwise."""
+        return np.minimum(float(k), value)
+
+
 def _discounts(deepest: int) -> Array:
     """Return log2(rank + 1) for ranks 0..deepest, computed by ``math.log2`` as ``Hits`` does."""
     return np.asarray([math.log2(rank + 1) for rank in range(deepest + 1)], dtype=np.float64)
-
-
-def _ratio(part: Array, whole: Array) -> Array:
-    """Return part / whole elementwise, 0.0 where whole is 0."""
-    safe = np.where(whole > 0, whole, 1.0)
-    return np.where(whole > 0, part / safe, 0.0)
-
-
-def _set_columns(batch: _Batch, k: int | None, f_beta: float | None) -> dict[str, Array]:
-    """Return precision, recall, f1, f1_partial (and f_beta) of the top k, or of every answer."""
-    if k is None:
-        found = batch.count(np.ones(batch.case.size, dtype=bool))
-        size = batch.length
-    else:
-        found = batch.count(batch.rank <= k)
-        size = np.minimum(batch.length, float(k))
-    precision = _ratio(found, size)
-    recall = _ratio(found, batch.n_relevant)
-    f1 = _ratio(2.0 * precision * recall, precision + recall)
-    columns = {"precision": precision, "recall": recall, "f1": f1, "f1_partial": f1}
-    if f_beta is not None:
-        weight = f_beta * f_beta
-        columns["f_beta"] = _ratio((1.0 + weight) * precision * recall, weight * precision + recall)
-    return columns
-
-
-def _cutoff_columns(batch: _Batch, ks: Sequence[int]) -> dict[str, Array]:
-    """Return precision, recall, hit, ndcg, all_hit and recall_cap at every cutoff of ``ks``."""
-    columns: dict[str, Array] = {}
-    n_relevant = batch.n_relevant
-    for cutoff in ks:
-        kept = batch.rank <= cutoff
-        found = batch.count(kept)
-        cap = np.minimum(float(cutoff), n_relevant)
-        placed = batch.ideal_position <= cutoff
-        ideal = np.bincount(
-            batch.ideal_case[placed], weights=batch.ideal_gain[placed], minlength=batch.n_cases
-        ).astype(np.float64, copy=False)
-        columns[f"precision@{cutoff}"] = found / cutoff
-        columns[f"recall@{cutoff}"] = _ratio(found, n_relevant)
-        columns[f"hit@{cutoff}"] = (found > 0).astype(np.float64)
-        columns[f"ndcg@{cutoff}"] = _ratio(batch.total(kept, batch.gain), ideal)
-        columns[f"all_hit@{cutoff}"] = ((n_relevant > 0) & (found == n_relevant)).astype(np.float64)
-        columns[f"recall_cap@{cutoff}"] = _ratio(found, cap)
-    return columns
-
-
-def _list_columns(batch: _Batch) -> dict[str, Array]:
-    """Return mrr, map and r_precision of every case."""
-    reciprocal = np.zeros(batch.n_cases, dtype=np.float64)
-    first = batch.order == 1.0
-    reciprocal[batch.case[first]] = 1.0 / batch.rank[first]
-    every = np.ones(batch.case.size, dtype=bool)
-    precisions = batch.order / batch.rank
-    in_top_r = batch.rank <= batch.n_relevant[batch.case]
-    return {
-        "mrr": reciprocal,
-        "map": _ratio(batch.total(every, precisions), batch.n_relevant),
-        "r_precision": _ratio(batch.count(in_top_r), batch.n_relevant),
-    }
 
 
 def _rows_with_directories(

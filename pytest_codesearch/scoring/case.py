@@ -1,4 +1,7 @@
-"""Every metric of one case, in report order, and which metrics apply to which case."""
+"""Every metric of one case, in report order, and which metrics apply to which case.
+
+The names, their order and the formulas all come from the metric registry (``scoring.registry``).
+"""
 
 from __future__ import annotations
 
@@ -7,31 +10,25 @@ from collections.abc import Set as AbstractSet
 from functools import lru_cache
 
 from pytest_codesearch.goldset.model import TestCase
+from pytest_codesearch.scoring.counts import CaseCounts
 from pytest_codesearch.scoring.ranking import Hits
-from pytest_codesearch.scoring.sets import f_beta as f_beta_score
-from pytest_codesearch.scoring.sets import set_scores
-from pytest_codesearch.scoring.spans import LINE_METRICS
-from pytest_codesearch.scoring.symbols import HARD_NEGATIVE_METRIC, symbol_metric_names
+from pytest_codesearch.scoring.registry import Formula, names_of
+from pytest_codesearch.scoring.sets import partial_credit
 
-SET_METRICS = ("precision", "recall", "f1", "f1_partial")
-"""Set metrics, computed on the top ``k`` entries when ``k`` is given, else on all of them."""
-F_BETA_METRIC = "f_beta"
-"""The set metric added after ``f1_partial`` when a beta is given (``--codesearch-f-beta``)."""
-CUTOFF_METRICS = ("precision", "recall", "hit", "ndcg", "all_hit", "recall_cap")
-"""Metrics reported once per cutoff of ``ks`` as ``name@k``."""
-LIST_METRICS = ("mrr", "map", "r_precision")
-"""Metrics of the whole ranked list."""
+ALWAYS = frozenset({"always"})
+WITH_F_BETA = frozenset({"always", "f_beta"})
+OPTIONAL = frozenset({"lines", "symbols", "hard_negatives"})
 
 
 def metric_names(ks: Sequence[int], f_beta: bool = False) -> list[str]:
     """Return the names of the metrics every scored case carries, in report order.
 
-    The set metrics (with ``f_beta`` after ``f1_partial`` when ``f_beta`` is true), then
-    ``precision@k``, ``recall@k``, ``hit@k``, ``ndcg@k``, ``all_hit@k``, ``recall_cap@k`` for each k
-    of ``ks`` in the given order, then ``mrr``, ``map`` and ``r_precision``. Raises ValueError
-    unless every k is a distinct positive integer.
+    The registry's metrics that apply to every case (and ``f_beta`` when ``f_beta`` is true), in
+    registry order, each per-cut-off block repeated for each k of ``ks`` in the given order:
+    ``precision, recall, f1, f1_partial, precision@1, recall@1, ..., mrr, map, r_precision``.
+    Raises ValueError unless every k is a distinct positive integer.
     """
-    return list(_names(tuple(ks), f_beta))
+    return [name for name, _ in scoring_plan(tuple(ks), f_beta)]
 
 
 def optional_metric_names(ks: Sequence[int]) -> list[str]:
@@ -41,8 +38,7 @@ def optional_metric_names(ks: Sequence[int]) -> list[str]:
     ``symbol_mrr`` (cases whose ground truth names ``symbols``) and ``hard_negative_rate`` (cases
     that also list ``hard_negatives``).
     """
-    _names(tuple(ks), False)  # validates ks
-    return [*LINE_METRICS, *symbol_metric_names(ks), HARD_NEGATIVE_METRIC]
+    return [name for name, _, _ in names_of(OPTIONAL, _checked(tuple(ks)))]
 
 
 def applicable_metrics(case: TestCase, ks: Sequence[int], f_beta: bool) -> list[str]:
@@ -52,14 +48,14 @@ def applicable_metrics(case: TestCase, ks: Sequence[int], f_beta: bool) -> list[
     the symbol metrics if one names ``symbols``, and ``hard_negative_rate`` if the case also lists
     ``hard_negatives``. A scored case carries exactly these; a case in error carries each as 0.0.
     """
-    names = metric_names(ks, f_beta)
+    scopes = set(WITH_F_BETA if f_beta else ALWAYS)
     if any(entry.lines for entry in case.ground_truth_files):
-        names += LINE_METRICS
+        scopes.add("lines")
     if any(entry.symbols for entry in case.ground_truth_files):
-        names += symbol_metric_names(ks)
+        scopes.add("symbols")
         if case.hard_negatives:
-            names.append(HARD_NEGATIVE_METRIC)
-    return names
+            scopes.add("hard_negatives")
+    return [name for name, _, _ in names_of(frozenset(scopes), _checked(tuple(ks)))]
 
 
 def score_case(
@@ -77,53 +73,31 @@ def score_case(
     duplicates), ``relevance`` maps each ground-truth path to its grade (>= 1), and
     ``directories`` lists the entries of ``retrieved`` that are directories. Set metrics read
     ``retrieved[:k]`` (all of it when ``k`` is None); ranking metrics always read the whole list.
-    ``f_beta`` is the beta of the ``f_beta`` metric, left out when None. Formulas:
-    ``sets.set_scores``, ``sets.f_beta`` and ``ranking.Hits``.
+    ``f_beta`` is the beta of the ``f_beta`` metric, left out when None. The formulas are those of
+    the registry (``scoring.registry.METRICS``), read from one scan of the list (``ranking.Hits``).
     """
     if k is not None and k < 1:
         raise ValueError(f"k must be a positive integer, got {k}")
-    names = _names(tuple(ks), f_beta is not None)
+    plan = scoring_plan(tuple(ks), f_beta is not None)
     hits = Hits.find(retrieved, relevance)
-    if k is None:
-        scores = set_scores(retrieved, relevance, directories, found=len(hits.ranks))
-    else:
-        scores = set_scores(retrieved[:k], relevance, directories, found=hits.count_at(k))
-    values = list(scores)
-    if f_beta is not None:
-        values.append(f_beta_score(scores.precision, scores.recall, f_beta))
-    values += _cutoff_values(hits, ks)
-    values += (hits.reciprocal_rank(), hits.average_precision(), hits.r_precision())
-    return dict(zip(names, values, strict=True))
-
-
-def _cutoff_values(hits: Hits, ks: Sequence[int]) -> list[float]:
-    """Return the CUTOFF_METRICS of every k, in order.
-
-    The formulas are those of ``Hits.precision_at`` ... ``Hits.recall_cap_at``, written out so
-    that the relevant entries in the top k are counted once per k (this loop runs for every case).
-    """
-    n_relevant = hits.n_relevant
-    values: list[float] = []
-    for cutoff in ks:
-        found = hits.count_at(cutoff)
-        cap = min(cutoff, n_relevant)
-        ideal = hits.idcg[cap]
-        values += (
-            found / cutoff,
-            found / n_relevant if n_relevant else 0.0,
-            1.0 if found else 0.0,
-            hits.dcg[found] / ideal if ideal > 0.0 else 0.0,
-            1.0 if n_relevant and found == n_relevant else 0.0,
-            found / cap if cap else 0.0,
-        )
-    return values
+    scored = retrieved if k is None else retrieved[:k]
+    found = len(hits.ranks) if k is None else hits.count_at(k)
+    partial = None
+    if directories and not directories.isdisjoint(scored):
+        partial = partial_credit(scored, relevance, directories)
+    counts = CaseCounts(hits, found, len(scored), partial, 1.0 if f_beta is None else f_beta)
+    return {name: formula(counts, cutoff) for name, (formula, cutoff) in plan}
 
 
 @lru_cache(maxsize=32)
-def _names(ks: tuple[int, ...], f_beta: bool) -> tuple[str, ...]:
-    """Return the metric names for the cutoffs ``ks`` after checking them (cached per ks)."""
-    if len(set(ks)) != len(ks) or any(not isinstance(k, int) or k < 1 for k in ks):
+def scoring_plan(ks: tuple[int, ...], f_beta: bool) -> tuple[tuple[str, tuple[Formula, int]], ...]:
+    """Return (name, (formula, k)) of every metric each case carries (cached per ks)."""
+    named = names_of(WITH_F_BETA if f_beta else ALWAYS, _checked(ks))
+    return tuple((name, (metric.formula, k)) for name, metric, k in named if metric.formula is not None)
+
+
+def _checked(ks: tuple[int, ...]) -> tuple[int, ...]:
+    """Return ``ks`` after checking that they are distinct positive integers."""
+    if len(set(ks)) != len(ks) or any(not isinstance(k, int) or isinstance(k, bool) or k < 1 for k in ks):
         raise ValueError(f"ks must be distinct positive integers, got {list(ks)}")
-    at_k = tuple(f"{name}@{k}" for k in ks for name in CUTOFF_METRICS)
-    sets = (*SET_METRICS, F_BETA_METRIC) if f_beta else SET_METRICS
-    return sets + at_k + LIST_METRICS
+    return ks
