@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 
 from pytest_codesearch.keys import CASE_ATTRIBUTE, INVALID_ATTRIBUTE, JOURNAL_NAME
-from pytest_codesearch.report import HEADLINE_METRICS
 from pytest_codesearch.report.finish import build_report
 from pytest_codesearch.report.formats import write_reports
 from pytest_codesearch.report.journal import JournalEnd, JournalHeader, JournalWriter, RunRecords
@@ -38,6 +37,7 @@ class RunCollector:
             run=self._run_info(),
             metric_names=metric_names(settings.ks, settings.f_beta is not None),
             optional_metric_names=optional_metric_names(settings.ks),
+            headline=list(settings.headline) or None,
         )
         self.records = RunRecords(header)
         self.journal: JournalWriter | None = None
@@ -117,8 +117,7 @@ class RunCollector:
         if self.write_error is not None:
             terminalreporter.write_line(self.write_error, red=True)
         width = self.config.get_terminal_writer().fullwidth
-        headline = [m for m in HEADLINE_METRICS if m in self.records.header.metric_names]
-        for line in render_terminal(self.report, headline, width):
+        for line in render_terminal(self.report, None, width):
             terminalreporter.write_line(line)
         results = self.report.cases
         cases = len({(c.goldset, c.id) for c in results})

@@ -42,6 +42,7 @@ class Settings:
     isolate: str = "auto"
     retries: int = 0
     warmup: int = 0
+    headline: tuple[str, ...] = ()
     shard: tuple[int, int] | None = None
     resume: bool = False
     max_answer: int = 1000
