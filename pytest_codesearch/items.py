@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import os
 import re
@@ -156,12 +157,18 @@ class CaseItem(pytest.Function):
 
 
 def snapshot_group(spec: CaseSpec) -> str:
+    """Return the xdist group of the snapshot ``spec`` searches (see ``_snapshot_group``)."""
+    return _snapshot_group(spec.snapshot_key)
+
+
+@functools.lru_cache(maxsize=4096)
+def _snapshot_group(key: tuple[str, str]) -> str:
     """Return the xdist group of the snapshot ``spec`` searches: ``<repo name>-<revision>-<digest>``.
 
     Only letters, digits, ``_``, ``.`` and ``-`` appear (xdist reads the group back from the node id);
     the digest of the full key tells apart repositories of the same name.
     """
-    repo, revision = spec.snapshot_key
+    repo, revision = key
     digest = hashlib.sha1(f"{repo}\0{revision}".encode(), usedforsecurity=False).hexdigest()[:8]
     name = re.sub(r"[^\w.-]+", "_", Path(repo).name, flags=re.ASCII) or "repo"
     revision = re.sub(r"[^\w.-]+", "_", revision[:12], flags=re.ASCII) or "worktree"

@@ -64,7 +64,7 @@ def build_run_report(
         comparisons=comparisons,
         power=power,
         warnings=power_warnings(power, run.alpha),
-        breakdowns=build_breakdowns(tables, names, run),
+        breakdowns=build_breakdowns(tables, names, run, whole=agents),
         cases=ordered,
         invalid=sorted(invalid, key=lambda e: (e.goldset, e.line, e.case_id or "")),
         not_run=sorted(set(not_run)),

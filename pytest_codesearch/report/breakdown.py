@@ -8,7 +8,7 @@ report's order and appear only in groups where they have cases.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from pytest_codesearch.report.model import Breakdowns, CaseResult, GroupSummary, RunInfo
 from pytest_codesearch.report.table import AgentTable, summarize_group
@@ -20,15 +20,30 @@ NO_VALUE = "(none)"
 """The group of cases that have no value for a dimension."""
 
 
-def build_breakdowns(tables: Sequence[AgentTable], names: Sequence[str], run: RunInfo) -> Breakdowns:
-    """Return every dimension's groups, each holding one summary per agent with cases in it."""
-    return Breakdowns(**{dim: breakdown(dim, tables, names, run) for dim in DIMENSIONS})
+def build_breakdowns(
+    tables: Sequence[AgentTable],
+    names: Sequence[str],
+    run: RunInfo,
+    whole: Mapping[str, GroupSummary] | None = None,
+) -> Breakdowns:
+    """Return every dimension's groups, each holding one summary per agent with cases in it.
+
+    ``whole`` (agent -> the summary of all its cases) is reused for a group that holds every case
+    of an agent, as the gold set and repository groups of a one-gold-set run do: same figures, no
+    second bootstrap.
+    """
+    return Breakdowns(**{dim: breakdown(dim, tables, names, run, whole or {}) for dim in DIMENSIONS})
 
 
 def breakdown(
-    dimension: str, tables: Sequence[AgentTable], names: Sequence[str], run: RunInfo
+    dimension: str,
+    tables: Sequence[AgentTable],
+    names: Sequence[str],
+    run: RunInfo,
+    whole: Mapping[str, GroupSummary] | None = None,
 ) -> dict[str, dict[str, GroupSummary]]:
     """Return value -> agent -> summary for one dimension; each group's draws are seeded by its value."""
+    whole = whole or {}
     rows: dict[str, dict[str, list[int]]] = {}
     for table in tables:
         for row, case in enumerate(table.cases):
@@ -36,7 +51,8 @@ def breakdown(
     found: dict[str, dict[str, GroupSummary]] = {}
     for value in sorted(rows, key=lambda v: (v == NO_VALUE, v)):
         found[value] = {
-            table.agent: summarize_group(
+            table.agent: _whole_or(whole, table, rows[value][table.agent])
+            or summarize_group(
                 table.take(rows[value][table.agent]),
                 names,
                 run.bootstrap,
@@ -46,6 +62,16 @@ def breakdown(
             if table.agent in rows[value]
         }
     return found
+
+
+def _whole_or(whole: Mapping[str, GroupSummary], table: AgentTable, rows: list[int]) -> GroupSummary | None:
+    """Return the agent's whole summary when ``rows`` are all its cases, else None."""
+    summary = whole.get(table.agent)
+    if summary is None or len(rows) != len(table.cases):
+        return None
+    return GroupSummary(
+        metrics=summary.metrics, latency_ms=summary.latency_ms, counts=summary.counts, failures=summary.failures
+    )
 
 
 def group_value(case: CaseResult, dimension: str) -> str:
