@@ -1,0 +1,94 @@
+"""The same answer scores the same whoever gives it: scoring reads a snapshot through its one reader."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from example_project import read_results
+from gitrepo import commit, init_repo
+from pytest_codesearch.repo import SnapshotStore
+from pytest_codesearch.agents.snapshot_files import git_blob_id
+
+TWO_AGENTS = """
+import pytest_codesearch as pcs
+from pytest_codesearch.agents.contract import Span
+
+def answer(query):
+    if query == "alpha beta gamma":
+        return pcs.RetrievalResult(files=["src/c.py"])
+    return pcs.RetrievalResult(files=["src/a.py"], spans=[Span("src/a.py", 4, 4)])
+
+class OnDisk:
+    def initialize(self, repo_path):
+        pass
+    def retrieve(self, query):
+        return answer(query)
+    def reset(self):
+        pass
+
+class FromBlobs(OnDisk):
+    needs_directory = False
+
+@pcs.agent(name="disk")
+def disk():
+    return OnDisk()
+
+@pcs.agent(name="blobs")
+def blobs():
+    return FromBlobs()
+"""
+
+SOURCES = {
+    "src/a.py": "def f():\n    x = 1\n    y = 2\n    return x + y\n",
+    "src/b.py": "# alpha\n",
+    "src/c.py": "# alpha beta\n",
+}
+
+
+def _project(root: Path) -> None:
+    repo = init_repo(root / "repo")
+    first = commit(repo, dict(SOURCES), "first")
+    second = commit(repo, {"README.md": "two trees: each case meets a snapshot nobody has written yet\n"}, "second")
+    cases = [
+        {"id": "span", "query": "add two numbers", "base_commit": second,
+         "ground_truth_files": [{"path": "src/a.py", "lines": [[2, 2]]}]},
+        {"id": "miss", "query": "alpha beta gamma", "base_commit": first, "ground_truth_files": ["src/b.py"]},
+    ]
+    lines = [json.dumps({"metadata": {"repo": "repo"}})] + [json.dumps(case) for case in cases]
+    (root / "cases.jsonl").write_text("\n".join(lines) + "\n")
+    (root / "bench.yaml").write_text("evaluation:\n  randomize: false\n")
+    (root / "conftest.py").write_text(TWO_AGENTS)
+
+
+@pytest.mark.parametrize("order", ["disk,blobs", "blobs,disk"])
+def test_the_same_answer_scores_the_same_from_any_agent_in_any_order(pytester: pytest.Pytester, order: str) -> None:
+    _project(pytester.path)
+    seen: dict[str, set[str]] = {"span": set(), "miss": set()}
+    for _ in ("fresh cache", "warm cache"):
+        result = pytester.runpytest(f"--codesearch-agent={order}", "--codesearch-config=bench.yaml")
+        result.assert_outcomes(passed=4)
+        for record in read_results(pytester.path)["cases"]:
+            scored = {"metrics": record["metrics"], "failure_category": record.get("failure_category")}
+            seen[record["id"]].add(json.dumps(scored, sort_keys=True))
+    assert [len(records) for records in seen.values()] == [1, 1]
+    span = json.loads(next(iter(seen["span"])))
+    assert (span["metrics"]["function_hit_rate"], span["metrics"]["quality_score"]) == (1.0, pytest.approx(0.6))
+    assert json.loads(next(iter(seen["miss"])))["failure_category"] == "distractor_overlap"
+
+
+def test_a_commit_snapshot_reads_blobs_without_its_directory(tmp_path: Path) -> None:
+    head = commit(init_repo(tmp_path / "repo"), dict(SOURCES), "first")
+    snapshot = SnapshotStore(tmp_path / "cache", materialize=False).get(tmp_path / "repo", head)
+    assert not snapshot.root.exists()
+    assert snapshot.read("src/a.py") == SOURCES["src/a.py"].encode()
+    assert snapshot.read("src") is None
+    assert snapshot.read("missing.py") is None
+    view = snapshot.view()
+    assert view.tree_id == snapshot.tree_id
+    assert [(f.path, f.blob, f.size) for f in view.files] == [
+        (path, git_blob_id(text.encode()), len(text)) for path, text in sorted(SOURCES.items())
+    ]
