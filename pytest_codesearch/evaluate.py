@@ -167,7 +167,7 @@ def _ask(
         _ensure_directory(snapshot, snapshots)
     prepared = runner.prepare(snapshot, settings.index_timeout)
     record["index_ms"], record["indexed"] = prepared.index_ms, prepared.indexed
-    runner.observe(CaseInfo(spec.case.id, spec.case.relevance_map(), settings.seed, tuple(sorted(snapshot.files))))
+    runner.observe(CaseInfo(spec.case.id, spec.case.relevance_map(), settings.seed))
     return runner.answer(spec.case.query, settings.runs, settings.timeout, settings.warmup)
 
 

@@ -92,3 +92,52 @@ def test_a_commit_snapshot_reads_blobs_without_its_directory(tmp_path: Path) -> 
     assert [(f.path, f.blob, f.size) for f in view.files] == [
         (path, git_blob_id(text.encode()), len(text)) for path, text in sorted(SOURCES.items())
     ]
+
+
+VIEWING_AGENT = """
+import json
+import pytest_codesearch as pcs
+
+class Viewer:
+    needs_directory = False
+    calls = []
+    def use_snapshot(self, view):
+        assert isinstance(view, pcs.SnapshotView)
+        self.view = view
+        self.calls.append("use_snapshot")
+    def initialize(self, repo_path):
+        assert repo_path == str(self.view.root)
+        self.calls.append("initialize")
+    def retrieve(self, query):
+        hits = [f.path for f in self.view.files if query.encode() in self.view.read(f.path)]
+        listing = [[f.path, f.blob, f.size] for f in self.view.files]
+        seen = {"tree": self.view.tree_id, "files": listing, "calls": self.calls}
+        with open("seen.json", "w") as stream:
+            json.dump(seen, stream)
+        return hits
+    def reset(self):
+        pass
+
+@pcs.agent(name="viewer")
+def viewer():
+    return Viewer()
+"""
+
+
+def test_an_agent_with_the_hook_gets_the_view_before_initialize(pytester: pytest.Pytester) -> None:
+    head = commit(init_repo(pytester.path / "repo"), dict(SOURCES), "first")
+    case = {"id": "c", "query": "alpha beta", "base_commit": head, "ground_truth_files": ["src/c.py"]}
+    (pytester.path / "cases.jsonl").write_text(json.dumps({"metadata": {"repo": "repo"}}) + "\n" + json.dumps(case))
+    pytester.makeconftest(VIEWING_AGENT)
+    result = pytester.runpytest("--codesearch-agent=viewer", "--codesearch-runs=1")
+    result.assert_outcomes(passed=1)
+    [record] = read_results(pytester.path)["cases"]
+    assert record["retrieved"] == ["src/c.py"]
+    tree = record["snapshot"]
+    assert not (pytester.path / ".codesearch" / "snapshots" / tree).exists()  # never written to disk
+    seen = json.loads((pytester.path / "seen.json").read_text())
+    assert seen["tree"] == tree
+    assert seen["calls"] == ["use_snapshot", "initialize"]
+    assert seen["files"] == [
+        [path, git_blob_id(text.encode()), len(text)] for path, text in sorted(SOURCES.items())
+    ]
