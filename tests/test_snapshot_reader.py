@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
+import os
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +12,10 @@ import pytest
 
 from example_project import read_results
 from gitrepo import commit, init_repo
-from pytest_codesearch.repo import SnapshotStore
+from pytest_codesearch.agents.keyword import KeywordAgent
+from pytest_codesearch.agents.tokencache import TokenCache
+from pytest_codesearch.repo import Snapshot, SnapshotStore, reader
+from pytest_codesearch.repo.reader import DirectoryReader
 from pytest_codesearch.agents.snapshot_files import git_blob_id
 
 TWO_AGENTS = """
@@ -141,3 +146,41 @@ def test_an_agent_with_the_hook_gets_the_view_before_initialize(pytester: pytest
     assert seen["files"] == [
         [path, git_blob_id(text.encode()), len(text)] for path, text in sorted(SOURCES.items())
     ]
+
+
+def test_built_in_agents_read_the_snapshot_not_the_disk(tmp_path: Path) -> None:
+    head = commit(init_repo(tmp_path / "repo"), dict(SOURCES), "first")
+    snapshot = SnapshotStore(tmp_path / "cache").get(tmp_path / "repo", head)
+    (snapshot.root / "src" / "b.py").write_text("# tampered zebra\n")  # the directory is no reference
+    (snapshot.root / "src" / "extra.py").write_text("# zebra\n")
+    agent = KeywordAgent(token_cache=TokenCache())
+    agent.initialize(str(snapshot.root))
+    assert agent.retrieve("zebra").files == []
+    assert sorted(agent.retrieve("alpha").files) == ["src/b.py", "src/c.py"]  # b.py as committed
+
+
+def _read_in_child(snapshot: Snapshot, results: Any) -> None:
+    data = snapshot.read("src/a.py")
+    results.put((data, sorted({pid for pid, _ in reader._REPOSITORIES}) == [os.getpid()]))
+
+
+def test_a_forked_process_reads_through_its_own_repository(tmp_path: Path) -> None:
+    head = commit(init_repo(tmp_path / "repo"), dict(SOURCES), "first")
+    snapshot = SnapshotStore(tmp_path / "cache", materialize=False).get(tmp_path / "repo", head)
+    assert snapshot.read("src/a.py") == SOURCES["src/a.py"].encode()  # the parent's handle is open
+    context = multiprocessing.get_context("fork")
+    results = context.Queue()
+    child = context.Process(target=_read_in_child, args=(snapshot, results))
+    child.start()
+    child.join(60)
+    assert child.exitcode == 0
+    assert results.get(timeout=5) == (SOURCES["src/a.py"].encode(), True)
+
+
+def test_a_directory_reader_reads_only_listed_files(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("a")
+    (tmp_path / "secret.jsonl").write_text("{}")
+    files = DirectoryReader(tmp_path, frozenset({"a.py", "gone.py"}))
+    assert (files.read("a.py"), files.read("secret.jsonl"), files.read("gone.py")) == (b"a", None, None)
+    assert [(f.path, f.blob) for f in files.files()] == [("a.py", git_blob_id(b"a"))]
+    assert files.paths() == ("a.py", "gone.py")
