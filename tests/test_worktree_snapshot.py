@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from pytest_codesearch.repo.worktree import list_worktree
 
 LISTING_AGENT = """
 import os
+import tempfile
 import pytest_codesearch as pcs
 
 class Lister:
@@ -97,3 +99,15 @@ def test_the_warning_comes_once_under_xdist(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--codesearch-agent=lister", "--codesearch-runs=1", "-n", "2")
     result.assert_outcomes(passed=2, warnings=1)
     assert [r["retrieved"] for r in read_results(pytester.path)["cases"]] == [sorted([*PROJECT, "conftest.py"])] * 2
+
+
+def test_the_linked_worktree_copies_across_devices(tmp_path: Path) -> None:
+    shm = Path("/dev/shm")
+    if not shm.is_dir() or os.stat(shm).st_dev == os.stat(tmp_path).st_dev:
+        pytest.skip("needs /dev/shm on another device than the temporary directory")
+    write_files(tmp_path / "project", {"a.py": "a", "sub/b.py": "b", ".git/HEAD": "ref"})
+    with tempfile.TemporaryDirectory(dir=shm) as cache:
+        store = SnapshotStore(Path(cache))
+        root = store.directory(store.get(tmp_path / "project", None))
+        assert (root / "sub" / "b.py").read_text() == "b" and not (root / ".git").exists()
+        assert os.stat(root / "a.py").st_dev != os.stat(tmp_path / "project" / "a.py").st_dev

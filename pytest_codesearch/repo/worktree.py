@@ -110,5 +110,13 @@ def _link_files(listing: WorktreeListing, scratch: Path) -> None:
             os.link(source, scratch / path, follow_symlinks=False)
         except FileNotFoundError:  # removed since it was listed
             continue
-        except OSError:  # another device, or links not allowed here
-            shutil.copyfile(source, scratch / path, follow_symlinks=False)
+        except OSError:  # another device, or links not allowed here (fs.protected_hardlinks)
+            _copy(source, scratch / path)
+
+
+def _copy(source: str, target: Path) -> None:
+    """Copy ``source`` to ``target``, leaving out a file we cannot read (agents could not read it either)."""
+    try:
+        shutil.copyfile(source, target, follow_symlinks=False)
+    except OSError:
+        target.unlink(missing_ok=True)
