@@ -111,3 +111,19 @@ def test_the_linked_worktree_copies_across_devices(tmp_path: Path) -> None:
         root = store.directory(store.get(tmp_path / "project", None))
         assert (root / "sub" / "b.py").read_text() == "b" and not (root / ".git").exists()
         assert os.stat(root / "a.py").st_dev != os.stat(tmp_path / "project" / "a.py").st_dev
+
+
+def test_a_new_linked_copy_prunes_stale_copies_of_the_same_tree(tmp_path: Path) -> None:
+    project, cache = tmp_path / "project", tmp_path / "cache"
+    write_files(project, {"a.py": "a", ".git/HEAD": "ref"})
+    write_files(tmp_path / "other", {"b.py": "b", ".git/HEAD": "ref"})
+    store = SnapshotStore(cache)
+    old = store.directory(store.get(project, None))
+    elsewhere = store.directory(store.get(tmp_path / "other", None))
+    os.utime(old, (0, 0))
+    os.utime(elsewhere, (0, 0))
+    (project / "a.py").write_text("changed")
+    later = SnapshotStore(cache)  # the next run
+    new = later.directory(later.get(project, None))
+    assert new != old and (new / "a.py").read_text() == "changed"
+    assert not old.exists() and elsewhere.exists()  # only copies of the same tree are pruned

@@ -150,6 +150,8 @@ class SnapshotStore:
     def directory(self, snapshot: Snapshot) -> Path:
         """Return ``snapshot.root`` after making sure its files are on disk (written once per tree).
 
+        ``snapshot`` must come from this store's :meth:`get`.
+
         For a directory searched as it is that holds hidden entries, ``root`` is a linked copy of the
         visible files under the cache (``worktree.py``). Raises ``SnapshotError`` when the tree cannot be
         read or written.

@@ -15,6 +15,7 @@ import hashlib
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,8 @@ from pathlib import Path
 GIT_DIR = ".git"
 WORKTREES = "worktrees"
 """The folder of the cache that holds linked working trees."""
+STALE_SECONDS = 24 * 3600
+"""A linked copy of a working tree unused this long is removed when another copy of that tree is made."""
 
 
 @dataclass(frozen=True)
@@ -30,7 +33,8 @@ class WorktreeListing:
 
     ``files`` are posix paths relative to ``root``; ``hidden`` says whether anything under ``root`` was
     left out (``.git`` or an excluded path), in which case agents that need a directory get a linked one;
-    ``signature`` is a digest of every listed file's path, size, modification time and inode.
+    ``signature`` names the linked copy: a digest of ``root`` (its first 12 characters, shared by every
+    copy of that tree) and of every listed file's path, size, modification time and inode.
     """
 
     root: Path
@@ -46,7 +50,7 @@ def list_worktree(root: Path, exclude: AbstractSet[str]) -> WorktreeListing:
     Directories that cannot be read are skipped.
     """
     files: list[str] = []
-    digest = hashlib.sha1(os.fsencode(root), usedforsecurity=False)
+    digest = hashlib.sha1(usedforsecurity=False)
     hidden = False
     pending = [(str(root), "")]
     while pending:
@@ -65,7 +69,8 @@ def list_worktree(root: Path, exclude: AbstractSet[str]) -> WorktreeListing:
                 files.append(prefix + entry.name)
                 digest.update(b"%s\0%d\0%d\0%d\n" % (os.fsencode(files[-1]), found.st_size, found.st_mtime_ns,
                                                     found.st_ino))
-    return WorktreeListing(root, frozenset(files), hidden, digest.hexdigest())
+    place = hashlib.sha1(os.fsencode(root), usedforsecurity=False).hexdigest()[:12]
+    return WorktreeListing(root, frozenset(files), hidden, f"{place}-{digest.hexdigest()}")
 
 
 def worktree_directory(cache_dir: Path, listing: WorktreeListing) -> Path:
@@ -79,7 +84,10 @@ def link_worktree(cache_dir: Path, listing: WorktreeListing) -> Path:
     Raises ``OSError`` when the cache cannot be written.
     """
     target = worktree_directory(cache_dir, listing)
-    if target == listing.root or target.is_dir():
+    if target == listing.root:
+        return target
+    if target.is_dir():
+        os.utime(target)  # in use: keep it from being pruned as stale
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f".{listing.signature[:12]}-", suffix=".tmp", dir=target.parent))
@@ -94,7 +102,21 @@ def link_worktree(cache_dir: Path, listing: WorktreeListing) -> Path:
     finally:
         if scratch.exists():
             shutil.rmtree(scratch, ignore_errors=True)
+    _prune(target)
     return target
+
+
+def _prune(kept: Path) -> None:
+    """Remove the other linked copies of ``kept``'s tree that were not used for :data:`STALE_SECONDS`."""
+    place = kept.name.partition("-")[0]
+    cutoff = time.time() - STALE_SECONDS
+    for other in kept.parent.glob(f"{place}-*"):
+        try:
+            stale = other != kept and other.is_dir() and other.stat().st_mtime < cutoff
+        except OSError:
+            continue
+        if stale:
+            shutil.rmtree(other, ignore_errors=True)
 
 
 def _link_files(listing: WorktreeListing, scratch: Path) -> None:
