@@ -210,14 +210,17 @@ def _forget_inherited() -> None:
 
 
 _VIEWS: dict[Path, SnapshotView] = {}
-_VIEWS_SIZE = 64
+_VIEWS_SIZE = 128
+"""Entries kept: a view is kept under its root as given and as resolved, so about 64 snapshots."""
 
 
 def remember_view(view: SnapshotView) -> None:
-    """Record ``view`` as this process's view of the directory ``view.root`` (the last 64 are kept)."""
-    key = Path(os.path.realpath(view.root))
-    _VIEWS.pop(key, None)
-    _VIEWS[key] = view
+    """Record ``view`` as this process's view of the directory ``view.root`` (about the last 64 are kept)."""
+    if _VIEWS.get(view.root) is view:  # once per case: keep it to a dict lookup
+        return
+    for key in {view.root, Path(os.path.realpath(view.root))}:  # as given, and as IndexCache resolves it
+        _VIEWS.pop(key, None)
+        _VIEWS[key] = view
     while len(_VIEWS) > _VIEWS_SIZE:
         del _VIEWS[next(iter(_VIEWS))]
 
@@ -228,4 +231,4 @@ def known_view(directory: Path) -> SnapshotView | None:
     This lets an agent that was handed a snapshot directory but has no ``use_snapshot`` hook read the
     same files the hook would give (no walk of the disk, nothing the harness hides).
     """
-    return _VIEWS.get(Path(os.path.realpath(directory)))
+    return _VIEWS.get(Path(directory)) or _VIEWS.get(Path(os.path.realpath(directory)))

@@ -71,8 +71,9 @@ class Snapshot:
     reader: FileReader | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if self.reader is None:
-            object.__setattr__(self, "reader", DirectoryReader(self.root, self.files))
+        reader = self.reader if self.reader is not None else DirectoryReader(self.root, self.files)
+        object.__setattr__(self, "reader", reader)
+        object.__setattr__(self, "_view", SnapshotView(self.root, self.tree_id, reader))
 
     @property
     def label(self) -> str:
@@ -81,13 +82,12 @@ class Snapshot:
 
     def read(self, path: str) -> bytes | None:
         """Return the bytes of the snapshot file ``path``, the same whatever is on disk; None if no file."""
-        assert self.reader is not None  # set in __post_init__
-        return self.reader.read(path)
+        return self.view().read(path)
 
     def view(self) -> SnapshotView:
         """Return what the agent hook ``use_snapshot`` receives: root, tree id, files and reader."""
-        assert self.reader is not None  # set in __post_init__
-        return SnapshotView(self.root, self.tree_id, self.reader)
+        view: SnapshotView = self.__dict__["_view"]  # made once, in __post_init__
+        return view
 
 
 class SnapshotStore:
