@@ -17,8 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pytest_codesearch.goldset.model import GoldSet, GoldSetMetadata, GroundTruthFile, TestCase
+    from pytest_codesearch.repo.reader import SnapshotFile, SnapshotView
 
 _GOLDSET_MODELS = ("GoldSet", "GoldSetMetadata", "GroundTruthFile", "TestCase")
+_SNAPSHOT_TYPES = ("SnapshotFile", "SnapshotView")
 
 __all__ = [
     "GoldSet",
@@ -27,6 +29,8 @@ __all__ = [
     "NonRetryableError",
     "RetrievalAgent",
     "RetrievalResult",
+    "SnapshotFile",
+    "SnapshotView",
     "Span",
     "TestCase",
     "agent",
@@ -35,11 +39,15 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """Import the gold-set models (pydantic) on first use, so that loading the plugin stays cheap."""
+    """Import the gold-set models (pydantic) and snapshot types (pygit2) on first use: loading the plugin stays cheap."""
     if name in _GOLDSET_MODELS:
         from pytest_codesearch.goldset import model
 
         return getattr(model, name)
+    if name in _SNAPSHOT_TYPES:
+        from pytest_codesearch.repo import reader
+
+        return getattr(reader, name)
     raise AttributeError(f"module 'pytest_codesearch' has no attribute {name!r}")
 
 

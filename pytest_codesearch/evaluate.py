@@ -116,7 +116,7 @@ def evaluate_case(
     record = _base_record(spec, choice, nodeid, worker)
     try:
         snapshot = _snapshot_for(spec, snapshots)
-        record["snapshot"] = snapshot.tree_id or str(snapshot.root)
+        record["snapshot"] = snapshot.tree_id or str(snapshot.repo)
         answers = _ask_with_retries(record, spec, choice, pool, snapshots, snapshot, settings)
         record["latencies_ms"] = answers.latencies_ms
         record["latency_ms"] = statistics.median(answers.latencies_ms)
@@ -167,7 +167,7 @@ def _ask(
         _ensure_directory(snapshot, snapshots)
     prepared = runner.prepare(snapshot, settings.index_timeout)
     record["index_ms"], record["indexed"] = prepared.index_ms, prepared.indexed
-    runner.observe(CaseInfo(spec.case.id, spec.case.relevance_map(), settings.seed, tuple(sorted(snapshot.files))))
+    runner.observe(CaseInfo(spec.case.id, spec.case.relevance_map(), settings.seed))
     return runner.answer(spec.case.query, settings.runs, settings.timeout, settings.warmup)
 
 
@@ -272,15 +272,19 @@ def _score(
         )
 
 
-_SOURCES: dict[Path, SourceFiles] = {}
+_SOURCES: dict[object, SourceFiles] = {}
 _SOURCES_KEPT = 2
 """Snapshots whose file texts stay cached (the seeded order runs a snapshot's cases together)."""
 
 
 def _sources_for(snapshot: Snapshot) -> SourceFiles:
-    """Return the text reader of ``snapshot``, shared by its cases so each file is read once."""
-    sources = _SOURCES.pop(snapshot.root, None) or SourceFiles(snapshot.root)
-    _SOURCES[snapshot.root] = sources  # most recently used last
+    """Return the text reader of ``snapshot``, shared by its cases so each file is read once.
+
+    Texts come through the snapshot's one reader (blobs by id for a commit), whatever is on disk; they
+    are kept by reader, so a directory listed again (another run in this process) is read again.
+    """
+    sources = _SOURCES.pop(snapshot.reader, None) or SourceFiles(snapshot.read)
+    _SOURCES[snapshot.reader] = sources  # most recently used last
     while len(_SOURCES) > _SOURCES_KEPT:
         del _SOURCES[next(iter(_SOURCES))]
     return sources

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import random
 import sys
+import warnings
 from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
@@ -145,7 +147,9 @@ def pytest_configure(config: pytest.Config) -> None:
         registry=registry,
         choices=choices,
         seed=seed,
-        snapshots=SnapshotStore(settings.cache_dir / "snapshots", materialize=False),
+        snapshots=SnapshotStore(
+            settings.cache_dir / "snapshots", materialize=False, exclude=_harness_paths(config, settings)
+        ),
         worker_id=None if workerinput is None else workerinput.get("workerid"),
         resumed=resumed,
         skip=frozenset(resumed if workerinput is None else workerinput.get(RESUME_KEY, ())),
@@ -176,6 +180,37 @@ def _resume(
 
 
 RESUME_NOTE = pytest.StashKey[str]()
+
+
+class WorktreeWarning(pytest.PytestWarning):
+    """Cases search a working tree as it is rather than a commit: their results follow its current files."""
+
+
+def _harness_paths(config: pytest.Config, settings: Settings) -> list[Path]:
+    """Return what agents must never see: the report and cache directories and pytest's cache."""
+    paths = [settings.report_dir, settings.cache_dir]
+    try:  # pytest's own cache (its cacheprovider resolves the ini value the same way)
+        paths.append(config.rootpath / os.path.expanduser(os.path.expandvars(config.getini("cache_dir"))))
+    except ValueError:  # -p no:cacheprovider: no such ini key, no cache
+        pass
+    return paths
+
+
+def _warn_about_worktrees(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Warn once per run (from one process) when a case searches a directory as it is."""
+    from pytest_codesearch.items import CaseItem
+
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None and workerinput.get("workerid") != "gw0":  # every worker collects the same
+        return
+    specs = [i.spec for i in items if isinstance(i, CaseItem) and i.spec.repo is not None]
+    trees = sorted({str(spec.repo) for spec in specs if spec.base_commit is None})
+    if trees:
+        message = (
+            f"cases search a working tree as it is, not a commit ({', '.join(trees)}): their results follow"
+            " whatever its files hold now; give base_commit to search a fixed commit"
+        )
+        warnings.warn(WorktreeWarning(message), stacklevel=1)
 
 
 _OPTIONS = ("agent", "seed", "runs", "k", "ks", "report_dir", "cache_dir", "f_beta", "bootstrap", "alpha",
@@ -330,6 +365,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> GoldsetFil
 
     if reader_for(file_path) is None:
         return None
+    parent.config.stash[STATE].snapshots.exclude(file_path)  # no agent may read a gold set of the run
     return GoldsetFile.from_parent(parent, path=file_path)
 
 
@@ -341,6 +377,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     state = config.stash.get(STATE, None)
     if state is None:
         return
+    _warn_about_worktrees(config, items)
     if state.skip:
         from pytest_codesearch.resume import base_nodeid
 

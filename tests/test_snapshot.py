@@ -225,7 +225,7 @@ def test_a_listing_store_writes_the_manifest_and_the_directory_only_when_asked(
     assert lazy.directory(snapshot) == snapshot.root
     assert cache_entries(cache) == [str(snapshot.tree_id), f"{snapshot.tree_id}.json"]
     plain = lazy.get(path, None)
-    assert lazy.directory(plain) == path.resolve()
+    assert lazy.directory(plain) == plain.root == cache / "worktrees" / plain.root.name  # linked: .git hidden
 
 
 def test_a_listing_store_reports_missing_objects(cache: Path, tmp_path: Path) -> None:
@@ -343,11 +343,16 @@ def test_working_tree_without_base_commit_is_searched_in_place(
 ) -> None:
     path = history[0]
     snapshot = store.get(path, None)
-    assert (snapshot.root, snapshot.commit, snapshot.tree_id) == (path.resolve(), None, None)
+    assert (snapshot.repo, snapshot.commit, snapshot.tree_id) == (path.resolve(), None, None)
     assert snapshot.files == {"README.md", "src/app.py", "src/new.py", "untracked.py"}
-    assert (snapshot.root / "src/app.py").read_text() == "version = 'dirty'\n"
+    assert snapshot.read("src/app.py") == b"version = 'dirty'\n"
     assert snapshot.label == str(path.resolve())
-    assert not cache.exists()
+    assert not cache.exists()  # nothing is linked until an agent needs the directory
+    assert store.directory(snapshot) == snapshot.root
+    assert sorted(p.relative_to(snapshot.root).as_posix() for p in snapshot.root.rglob("*") if p.is_file()) == [
+        "README.md", "src/app.py", "src/new.py", "untracked.py"
+    ]
+    assert (snapshot.root / "src/app.py").read_text() == "version = 'dirty'\n"
 
 
 def test_plain_directory_lists_files_skipping_git_and_symlinks(store: SnapshotStore, tmp_path: Path) -> None:

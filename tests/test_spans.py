@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from pytest_codesearch.agents.contract import Span
 from pytest_codesearch.goldset.model import TestCase
+from pytest_codesearch.repo.reader import DirectoryReader
 from pytest_codesearch.scoring import LINE_METRICS, SourceFiles, locate_spans, score_lines, truth_lines
 from pytest_codesearch.scoring.spans import count_lines, function_units, merge, overlap
 
@@ -146,7 +147,7 @@ def test_locate_spans_normalises_paths_like_files(tmp_path: Path) -> None:
 
 def test_source_files_reads_each_file_once(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_bytes(b"caf\xe9\n")
-    source = SourceFiles(tmp_path)
+    source = SourceFiles(DirectoryReader(tmp_path, frozenset({"a.py", "missing.py"})).read)
     assert source("a.py") == "caf\ufffd\n"
     (tmp_path / "a.py").write_text("changed")
     assert source("a.py") == "caf\ufffd\n"

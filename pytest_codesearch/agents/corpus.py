@@ -24,6 +24,7 @@ from pytest_codesearch.agents.postings import Document, TokenCorpus, base_corpus
 from pytest_codesearch.agents.snapshot_files import SnapshotFile, list_snapshot, walk_files
 from pytest_codesearch.agents.tokencache import TokenCache, decode_text
 from pytest_codesearch.agents.tokenize import count_tokens, path_tokens
+from pytest_codesearch.repo.reader import SnapshotView
 
 __all__ = ["IndexCache", "TokenCorpus", "build_token_corpus", "index_snapshot", "iter_text_files", "rank_files"]
 
@@ -87,16 +88,22 @@ def build_token_corpus(documents: Iterable[tuple[str, Counter[str]]]) -> TokenCo
 
 
 def index_snapshot(
-    root: Path, path_weight: int, max_bytes: int, cache: TokenCache, recent: Iterable[TokenCorpus] = ()
+    root: Path,
+    path_weight: int,
+    max_bytes: int,
+    cache: TokenCache,
+    recent: Iterable[TokenCorpus] = (),
+    view: SnapshotView | None = None,
 ) -> TokenCorpus:
     """Return the postings of the text files of ``root``, each counted as in :func:`document_counts`.
 
+    The files are those of ``view`` when given (see :func:`~pytest_codesearch.agents.snapshot_files.list_snapshot`).
     Blob contents are read and tokenised only when ``cache`` lacks them. When the base of one of the
     ``recent`` corpora (built with the same ``path_weight`` and ``max_bytes`` over ``cache``'s
     vocabulary) lacks at most :data:`MAX_DELTA` of the files, the corpus is derived from it.
     """
     cache.trim()
-    listing = list_snapshot(root, max_bytes)
+    listing = list_snapshot(root, max_bytes, view)
     files = listing.files
     source = _best_source(recent, cache, files)
     known = source.base_keys if source is not None else {}
@@ -150,7 +157,11 @@ def rank_files(corpus: TokenCorpus, scores: npt.NDArray[np.float64], top_n: int)
 
 
 class SnapshotIndexer:
-    """Indexes the snapshots of one agent, keeping its last ``bases`` base corpora to derive others from."""
+    """Indexes the snapshots of one agent, keeping its last ``bases`` base corpora to derive others from.
+
+    An agent with the ``use_snapshot`` hook passes the view on (:meth:`use_snapshot`); the next
+    :meth:`index` of that view's root reads the view's files instead of looking for them.
+    """
 
     def __init__(self, path_weight: int, max_bytes: int, cache: TokenCache, bases: int = 4) -> None:
         self.path_weight = path_weight
@@ -158,10 +169,18 @@ class SnapshotIndexer:
         self.cache = cache
         self.capacity = bases
         self._bases: list[TokenCorpus] = []
+        self._view: SnapshotView | None = None
+
+    def use_snapshot(self, view: SnapshotView) -> None:
+        """Read the files of ``view`` when its root is indexed next (the agent hook passes it on)."""
+        self._view = view
 
     def index(self, root: Path) -> TokenCorpus:
         """Return the corpus of ``root`` (see :func:`index_snapshot`), derived from a kept base if one fits."""
-        corpus = index_snapshot(root, self.path_weight, self.max_bytes, self.cache, self._bases)
+        view = self._view
+        if view is not None and os.path.realpath(view.root) != os.path.realpath(root):
+            view = None
+        corpus = index_snapshot(root, self.path_weight, self.max_bytes, self.cache, self._bases, view)
         if corpus.blobs is not None:
             self._bases = [c for c in self._bases if c.base is not corpus.base]
             self._bases.insert(0, corpus)

@@ -6,6 +6,7 @@ import random
 from dataclasses import dataclass
 
 from pytest_codesearch.agents.contract import RetrievalResult
+from pytest_codesearch.repo.reader import SnapshotView
 
 
 @dataclass(frozen=True)
@@ -15,19 +16,23 @@ class CaseInfo:
     case_id: str
     relevance: dict[str, int]
     seed: int
-    files: tuple[str, ...] = ()
 
 
 class _CaseAwareAgent:
-    """What the sanity agents share: the harness hands them each case; they read no file."""
+    """What the sanity agents share: the harness hands them each case and the snapshot's view; they read no file."""
 
     needs_directory = False  # the snapshot need not be written to disk for them
 
     def __init__(self) -> None:
         self._case: CaseInfo | None = None
+        self._files: tuple[str, ...] = ()
+
+    def use_snapshot(self, view: SnapshotView) -> None:
+        """Remember the paths of the snapshot about to be searched (the agent hook; no file is read)."""
+        self._files = view.paths
 
     def observe_case(self, case: CaseInfo) -> None:
-        """Remember the case about to be asked: its ground truth, the run seed, the snapshot's files."""
+        """Remember the case about to be asked: its ground truth and the run seed."""
         self._case = case
 
     def initialize(self, repo_path: str) -> None:
@@ -64,5 +69,5 @@ class RandomAgent(_CaseAwareAgent):
         if self._case is None:
             return RetrievalResult(files=[])
         rng = random.Random(f"{self._case.seed}:{self._case.case_id}")
-        files = self._case.files
+        files = self._files
         return RetrievalResult(files=rng.sample(files, min(self.top_n, len(files))))

@@ -1,30 +1,24 @@
-"""The files of the directory an agent was handed, each named by its git blob id.
+"""The files a built-in agent searches, each named by its git blob id.
 
-The harness hands agents ``<cache>/<tree_id>``, whose manifest ``<cache>/<tree_id>.json`` lists every
-file with its blob id (``repo/materialize.py``). :func:`list_snapshot` reads that listing, so a built-in
-agent learns which files changed since a snapshot it already indexed without reading a byte of them,
-and reads a new blob from the directory when it exists, else from the object database the manifest
-names (the directory may be written later, or never). Any other directory is walked and each file
-hashed as git would (``git hash-object``), so it shares cached work keyed by blob id too.
+The harness offers an agent the snapshot's view (``use_snapshot(view)``, see ``repo/reader.py``): its
+files with their blob ids, and its one reader. :func:`list_snapshot` lists a view, so a built-in agent
+learns which files changed since a snapshot it already indexed without reading a byte of them, and reads
+a new blob through the view (from the object database for a commit, whether or not its directory was
+written). A directory the agent was handed without a view is the view the snapshot store of this
+process made for it (``known_view``), else it is walked and each file hashed as git would
+(``git hash-object``), so it shares cached work keyed by blob id too.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import pygit2
+from pytest_codesearch.repo.reader import SnapshotFile, SnapshotView, git_blob_id, known_view
 
-from pytest_codesearch.repo.materialize import ManifestFile, TreeListing, read_manifest
-
-_TREE_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
-
-SnapshotFile = ManifestFile
-"""One regular file of a snapshot: posix path relative to the root, blob id, size in bytes."""
+__all__ = ["SnapshotFile", "SnapshotFiles", "git_blob_id", "list_snapshot", "walk_files"]
 
 
 @dataclass(frozen=True)
@@ -36,42 +30,29 @@ class SnapshotFiles:
     tree_id: str | None = None
 
 
-def list_snapshot(root: Path, max_bytes: int) -> SnapshotFiles:
-    """Return the regular files of ``root`` no larger than ``max_bytes``, sorted by path.
+def list_snapshot(root: Path, max_bytes: int, view: SnapshotView | None = None) -> SnapshotFiles:
+    """Return the regular files of the snapshot at ``root`` no larger than ``max_bytes``, sorted by path.
 
-    Uses the manifest beside ``root`` when there is one; otherwise walks ``root`` (skipping ``.git``
-    and symbolic links) and reads every file once to hash it. Raises ``NotADirectoryError`` when there
-    is neither a manifest nor a directory.
+    Uses ``view`` when given, else the view this process's snapshot store made for ``root``; otherwise
+    walks ``root`` (skipping ``.git`` and symbolic links) and reads every file once to hash it. Raises
+    ``NotADirectoryError`` when there is neither a view nor a directory.
     """
-    listing = _manifest_for(root)
-    if listing is not None:
-        return SnapshotFiles(_sorted_files(listing.files, max_bytes), _reader(root, listing), listing.tree_id)
+    view = view if view is not None else known_view(root)
+    if view is not None:
+        files = view.files
+        if any(f.size > max_bytes for f in files):
+            files = tuple(f for f in files if f.size <= max_bytes)
+        return SnapshotFiles(files, _view_reader(view), view.tree_id)
     if not root.is_dir():
         raise NotADirectoryError(f"{root}: not a directory; pass the repository checkout to search")
     return SnapshotFiles(tuple(_hashed_files(root, max_bytes)), _disk_reader(root))
 
 
-def _sorted_files(files: tuple[ManifestFile, ...], max_bytes: int) -> tuple[ManifestFile, ...]:
-    """Return ``files`` no larger than ``max_bytes``, sorted by path (a tree lists them so, mostly)."""
-    if any(f.size > max_bytes for f in files):
-        files = tuple(f for f in files if f.size <= max_bytes)
-    if all(a.path < b.path for a, b in zip(files, files[1:])):
-        return files
-    return tuple(sorted(files, key=lambda f: f.path))
+def _view_reader(view: SnapshotView) -> Callable[[SnapshotFile], bytes | None]:
+    def read(file: SnapshotFile) -> bytes | None:
+        return view.read(file.path)
 
-
-def _manifest_for(root: Path) -> TreeListing | None:
-    """Return the listing of ``root`` if it is a snapshot directory with a manifest beside it."""
-    if not _TREE_ID.fullmatch(root.name):
-        return None
-    return read_manifest(root.parent, root.name)
-
-
-def _reader(root: Path, listing: TreeListing) -> Callable[[SnapshotFile], bytes | None]:
-    """Return how to read a file: from the directory once it exists, else from the repository."""
-    if root.is_dir() or listing.repository is None:
-        return _disk_reader(root)
-    return _object_reader(listing.repository)
+    return read
 
 
 def _disk_reader(root: Path) -> Callable[[SnapshotFile], bytes | None]:
@@ -83,31 +64,6 @@ def _disk_reader(root: Path) -> Callable[[SnapshotFile], bytes | None]:
             return None
 
     return read
-
-
-def _object_reader(git_dir: str) -> Callable[[SnapshotFile], bytes | None]:
-    def read(file: SnapshotFile) -> bytes | None:
-        try:
-            blob = _repository(git_dir).get(file.blob)
-        except (pygit2.GitError, ValueError):
-            return None
-        return blob.data if isinstance(blob, pygit2.Blob) else None
-
-    return read
-
-
-_REPOSITORIES: dict[tuple[int, str], pygit2.Repository] = {}
-
-
-def _repository(git_dir: str) -> pygit2.Repository:
-    """Return the repository at ``git_dir``, opened once per process (never shared across a fork)."""
-    pid = os.getpid()
-    key = (pid, git_dir)
-    if key not in _REPOSITORIES:
-        for inherited in [k for k in _REPOSITORIES if k[0] != pid]:  # a forked parent's handles
-            del _REPOSITORIES[inherited]
-        _REPOSITORIES[key] = pygit2.Repository(git_dir)
-    return _REPOSITORIES[key]
 
 
 def _hashed_files(root: Path, max_bytes: int) -> list[SnapshotFile]:
@@ -123,13 +79,6 @@ def _hashed_files(root: Path, max_bytes: int) -> list[SnapshotFile]:
             continue
         found.append(SnapshotFile(relative, git_blob_id(data), len(data), False))
     return found
-
-
-def git_blob_id(data: bytes) -> str:
-    """Return the id git gives a blob holding ``data`` (SHA-1 of ``blob <size>\\0`` and the bytes)."""
-    digest = hashlib.sha1(b"blob %d\0" % len(data), usedforsecurity=False)
-    digest.update(data)
-    return digest.hexdigest()
 
 
 def walk_files(root: Path) -> list[tuple[str, str]]:

@@ -2,7 +2,10 @@
 
 A case names ``repo`` (a git repository or any directory) and optionally ``base_commit``. With a commit,
 its tree is written once into ``<cache_dir>/<tree_id>/`` (see ``materialize.py``) and shared by every
-case, agent, run and xdist worker that needs it. Without one, the directory itself is searched.
+case, agent, run and xdist worker that needs it. Without one, the directory's files are searched as they
+are, minus ``.git`` and the paths the store excludes (the harness's cache, reports and gold sets; see
+``worktree.py``). Either way a snapshot has one reader (``Snapshot.read``, ``reader.py``): blobs by id
+for a commit, the listed files for a directory, never whatever else happens to be on disk.
 
 Writing a tree costs about 1 ms a file, listing it about 1 ms for the whole tree. A store made with
 ``materialize=False`` only lists each commit's tree and writes its manifest; :meth:`SnapshotStore.directory`
@@ -16,12 +19,10 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pygit2
-
-from pytest_codesearch.repo.revs import peel_commit
 
 from pytest_codesearch.repo.materialize import (
     MaterializeError,
@@ -31,8 +32,17 @@ from pytest_codesearch.repo.materialize import (
     list_tree,
     materialize_tree,
 )
+from pytest_codesearch.repo.reader import (
+    DirectoryReader,
+    FileReader,
+    SnapshotView,
+    TreeReader,
+    adopt_repository,
+    remember_view,
+)
+from pytest_codesearch.repo.revs import peel_commit
+from pytest_codesearch.repo.worktree import WorktreeListing, link_worktree, list_worktree, worktree_directory
 
-_GIT_DIR = ".git"
 _SUBTREE_MEMO_SIZE = 50_000
 """Subtree listings a store keeps before starting afresh (each shares its entries with the others)."""
 
@@ -43,11 +53,13 @@ class SnapshotError(Exception):
 
 @dataclass(frozen=True)
 class Snapshot:
-    """A directory an agent searches, with the files it holds.
+    """A directory an agent searches, with the files it holds and the one reader of their bytes.
 
     ``commit`` and ``tree_id`` are full ids when the case gave ``base_commit``, else None. ``files`` are
     posix paths of regular files relative to ``root``; ``directories`` every directory holding a file,
-    at any depth (never ``""``).
+    at any depth (never ``""``). ``root`` is the directory handed to agents: for a commit it is written
+    only when an agent needs it, for a working tree with hidden entries it is a linked copy under the
+    cache (``SnapshotStore.directory``). ``reader`` defaults to reading ``files`` under ``root``.
     """
 
     root: Path
@@ -56,11 +68,26 @@ class Snapshot:
     tree_id: str | None
     files: frozenset[str]
     directories: frozenset[str]
+    reader: FileReader | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        reader = self.reader if self.reader is not None else DirectoryReader(self.root, self.files)
+        object.__setattr__(self, "reader", reader)
+        object.__setattr__(self, "_view", SnapshotView(self.root, self.tree_id, reader))
 
     @property
     def label(self) -> str:
         """Return a short name for messages and reports: the abbreviated tree id, or the directory."""
-        return self.tree_id[:10] if self.tree_id is not None else str(self.root)
+        return self.tree_id[:10] if self.tree_id is not None else str(self.repo)
+
+    def read(self, path: str) -> bytes | None:
+        """Return the bytes of the snapshot file ``path``, the same whatever is on disk; None if no file."""
+        return self.view().read(path)
+
+    def view(self) -> SnapshotView:
+        """Return what the agent hook ``use_snapshot`` receives: root, tree id, files and reader."""
+        view: SnapshotView = self.__dict__["_view"]  # made once, in __post_init__
+        return view
 
 
 class SnapshotStore:
@@ -68,11 +95,12 @@ class SnapshotStore:
 
     Trees are materialised under ``cache_dir``, which processes may share. With ``materialize=False`` a
     commit's snapshot is only listed (its manifest written beside the directory it will have) until
-    :meth:`directory` is called. Repositories are opened once per process and never handed across a fork
-    (PITFALLS 24).
+    :meth:`directory` is called. A directory searched as it is never shows ``.git``, ``cache_dir`` or
+    any path in ``exclude`` (files or directories; more can be added with :meth:`exclude`).
+    Repositories are opened once per process and never handed across a fork (PITFALLS 24).
     """
 
-    def __init__(self, cache_dir: Path, *, materialize: bool = True) -> None:
+    def __init__(self, cache_dir: Path, *, materialize: bool = True, exclude: Iterable[Path] = ()) -> None:
         self.cache_dir = Path(cache_dir).absolute()
         self.materialize = materialize
         self._snapshots: dict[tuple[Path, str | None], Snapshot] = {}
@@ -80,7 +108,23 @@ class SnapshotStore:
         self._repositories: dict[Path, pygit2.Repository] = {}
         self._written: set[str] = set()
         self._subtrees: SubtreeMemo = {}
+        self._worktrees: dict[Path, WorktreeListing] = {}
+        self._excluded: set[str] = set()
         self._pid = os.getpid()
+        for path in (self.cache_dir, *exclude):
+            self.exclude(path)
+
+    def exclude(self, path: Path) -> None:
+        """Hide ``path`` (a file or a directory with all it holds) from directories searched as they are.
+
+        Only snapshots built after the call are affected.
+        """
+        self._excluded.add(os.path.realpath(path))
+
+    @property
+    def worktrees(self) -> list[Path]:
+        """Return the directories this store has listed to search as they are (no commit given)."""
+        return sorted(listing.root for listing in self._worktrees.values())
 
     def get(self, repo: Path, base_commit: str | None) -> Snapshot:
         """Return the snapshot of ``repo`` at ``base_commit`` (or as it is), building it on first use.
@@ -95,22 +139,47 @@ class SnapshotStore:
         key = (path, base_commit)
         if key not in self._snapshots:
             if base_commit is None:
-                self._snapshots[key] = _directory_snapshot(path)
+                snapshot = self._directory_snapshot(path)
             else:
-                self._snapshots[key] = self._commit_snapshot(path, base_commit)
-        return self._snapshots[key]
+                snapshot = self._commit_snapshot(path, base_commit)
+            self._snapshots[key] = snapshot
+        found = self._snapshots[key]
+        remember_view(found.view())  # again each time: agents without the hook find it by directory
+        return found
 
     def directory(self, snapshot: Snapshot) -> Path:
         """Return ``snapshot.root`` after making sure its files are on disk (written once per tree).
 
-        Raises ``SnapshotError`` when the tree cannot be read or written.
+        ``snapshot`` must come from this store's :meth:`get`.
+
+        For a directory searched as it is that holds hidden entries, ``root`` is a linked copy of the
+        visible files under the cache (``worktree.py``). Raises ``SnapshotError`` when the tree cannot be
+        read or written.
         """
+        listing = self._worktrees.get(snapshot.root)
+        if listing is not None:
+            try:
+                return link_worktree(self.cache_dir, listing)
+            except OSError as exc:
+                raise SnapshotError(f"{listing.root}: cannot link its files into {self.cache_dir}: {exc}") from None
         if snapshot.tree_id is None or snapshot.tree_id in self._written or snapshot.commit is None:
             return snapshot.root
         repository = self._repository(snapshot.repo, snapshot.commit)
         tree = repository[snapshot.commit].peel(pygit2.Commit).tree
         self._materialize(repository, tree, snapshot.repo, snapshot.commit)
         return snapshot.root
+
+    def _directory_snapshot(self, path: Path) -> Snapshot:
+        """Return the snapshot of a directory as it is, or raise if it is a git directory with no files."""
+        if _is_git_directory(path):
+            raise SnapshotError(
+                f"{path}: a bare repository (or a .git directory) has no working tree to search; give base_commit"
+            )
+        listing = list_worktree(path, self._excluded)
+        root = worktree_directory(self.cache_dir, listing)
+        self._worktrees[root] = listing
+        files = listing.files
+        return Snapshot(root, path, None, None, files, parent_directories(files), DirectoryReader(path, files))
 
     def _commit_snapshot(self, path: Path, rev: str) -> Snapshot:
         repository = self._repository(path, rev)
@@ -120,7 +189,8 @@ class SnapshotStore:
         else:
             root, listing = self._list(repository, commit.tree, path, rev)
         files = frozenset(item.path for item in listing.files)
-        return Snapshot(root, path, str(commit.id), listing.tree_id, files, parent_directories(files))
+        reader = TreeReader(os.path.abspath(repository.path), listing)
+        return Snapshot(root, path, str(commit.id), listing.tree_id, files, parent_directories(files), reader)
 
     def _materialize(
         self, repository: pygit2.Repository, tree: pygit2.Tree, path: Path, rev: str
@@ -158,7 +228,7 @@ class SnapshotStore:
             self._repositories.clear()
             self._pid = os.getpid()
         if path not in self._repositories:
-            self._repositories[path] = _open_repository(path, rev)
+            self._repositories[path] = adopt_repository(_open_repository(path, rev))
         return self._repositories[path]
 
 
@@ -208,16 +278,6 @@ def _resolve_commit(repository: pygit2.Repository, path: Path, rev: str) -> pygi
     raise SnapshotError(f"{path}: unknown revision {rev!r}: {problem}; {advice}")
 
 
-def _directory_snapshot(path: Path) -> Snapshot:
-    """Return the snapshot of a directory as it is, or raise if it is a git directory with no files."""
-    if _is_git_directory(path):
-        raise SnapshotError(
-            f"{path}: a bare repository (or a .git directory) has no working tree to search; give base_commit"
-        )
-    files = frozenset(_walk_files(path))
-    return Snapshot(path, path, None, None, files, parent_directories(files))
-
-
 def _is_git_directory(path: Path) -> bool:
     """Return whether ``path`` is itself a git directory (a bare repository or some ``.git``)."""
     try:
@@ -225,24 +285,6 @@ def _is_git_directory(path: Path) -> bool:
     except pygit2.GitError:
         return False
     return found is not None and Path(found).resolve() == path
-
-
-def _walk_files(root: Path) -> Iterable[str]:
-    """Yield the posix paths of the regular files under ``root``, skipping ``.git`` and symlinks."""
-    pending = [(str(root), "")]
-    while pending:
-        directory, prefix = pending.pop()
-        try:
-            entries = list(os.scandir(directory))
-        except OSError:  # unreadable: the agent cannot search it either
-            continue
-        for entry in entries:
-            if entry.name == _GIT_DIR:
-                continue
-            if entry.is_dir(follow_symlinks=False):
-                pending.append((entry.path, f"{prefix}{entry.name}/"))
-            elif entry.is_file(follow_symlinks=False):
-                yield prefix + entry.name
 
 
 def parent_directories(files: Iterable[str]) -> frozenset[str]:
@@ -272,7 +314,7 @@ def find_repository(path: Path) -> Path | None:
         repository = pygit2.Repository(git_dir)
     except pygit2.GitError:
         location = Path(git_dir)
-        return (location.parent if location.name == _GIT_DIR else location).resolve()
+        return (location.parent if location.name == ".git" else location).resolve()
     return Path(repository.workdir or repository.path).resolve()
 
 

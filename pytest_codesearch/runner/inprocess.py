@@ -45,13 +45,20 @@ class InProcessRunner:
         self._indexed = None
         start = time.perf_counter_ns()
         try:
-            run_agent_code("initializing", lambda: self.handle.initialize(root), budget_s)
+            run_agent_code("initializing", lambda: self._initialize(snapshot), budget_s)
         except AgentTimeout as exc:
             self._index_timeouts[root] = f"{exc} (earlier in this process; not retried for this snapshot)"
             raise
         index_ms = (time.perf_counter_ns() - start) / 1e6
         self._indexed = (root, index_ms)
         return Prepared(index_ms, True)
+
+    def _initialize(self, snapshot: Snapshot) -> None:
+        """Offer the agent the snapshot's view if it has the hook ``use_snapshot``, then ``initialize``."""
+        use_snapshot = getattr(self.handle.obj, "use_snapshot", None)
+        if callable(use_snapshot):
+            use_snapshot(snapshot.view())
+        self.handle.initialize(str(snapshot.root))
 
     def observe(self, case: CaseInfo) -> None:
         """Hand the case to a built-in sanity agent (never to an agent under test)."""

@@ -3,30 +3,27 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 SourceReader = Callable[[str], "str | None"]
 """Returns the text of a snapshot file given its path, or None if it cannot be read."""
 
 
 class SourceFiles:
-    """Reads files of one snapshot directory as text, each at most once per instance.
+    """Reads files of one snapshot as text through the snapshot's reader, each at most once per instance.
 
+    ``read`` is the snapshot's one reader (``Snapshot.read``: blobs by id for a commit, the listed
+    files for a directory), so a case scores the same whether or not the tree was written to disk.
     Bytes are decoded as UTF-8 with undecodable bytes replaced, so any file gives some text. One
     instance serves one case: spans and failure analysis share its reads.
     """
 
-    def __init__(self, root: Path) -> None:
-        self.root = root
+    def __init__(self, read: Callable[[str], bytes | None]) -> None:
+        self._read = read
         self._texts: dict[str, str | None] = {}
 
     def __call__(self, path: str) -> str | None:
-        """Return the text of ``path`` (relative to the root), or None if it cannot be read."""
+        """Return the text of the snapshot file ``path``, or None if it is no file or cannot be read."""
         if path not in self._texts:
-            try:
-                data = (self.root / path).read_bytes()
-            except OSError:
-                self._texts[path] = None
-            else:
-                self._texts[path] = data.decode("utf-8", errors="replace")
+            data = self._read(path)
+            self._texts[path] = None if data is None else data.decode("utf-8", errors="replace")
         return self._texts[path]

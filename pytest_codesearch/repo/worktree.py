@@ -1,0 +1,144 @@
+"""A directory searched as it is, minus what the harness itself owns.
+
+A case without ``base_commit`` searches its repository's working tree. That tree may hold the snapshot
+cache, the last run's reports, pytest's cache and the gold sets themselves: an agent searching them finds
+the answers (issue 8, defect 2). :func:`list_worktree` lists the regular files an agent may see, leaving
+out ``.git`` and every excluded path; :func:`link_worktree` gives agents that need a directory on disk one
+that holds exactly those files: hard links (copies across devices) under the cache, published by rename
+and named by a digest of the files' paths, sizes, times and inodes, so an unchanged tree is linked once and
+shared by runs and xdist workers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
+from pathlib import Path
+
+GIT_DIR = ".git"
+WORKTREES = "worktrees"
+"""The folder of the cache that holds linked working trees."""
+STALE_SECONDS = 24 * 3600
+"""A linked copy of a working tree unused this long is removed when another copy of that tree is made."""
+
+
+@dataclass(frozen=True)
+class WorktreeListing:
+    """The files of a working tree an agent may see.
+
+    ``files`` are posix paths relative to ``root``; ``hidden`` says whether anything under ``root`` was
+    left out (``.git`` or an excluded path), in which case agents that need a directory get a linked one;
+    ``signature`` names the linked copy: a digest of ``root`` (its first 12 characters, shared by every
+    copy of that tree) and of every listed file's path, size, modification time and inode.
+    """
+
+    root: Path
+    files: frozenset[str]
+    hidden: bool
+    signature: str
+
+
+def list_worktree(root: Path, exclude: AbstractSet[str]) -> WorktreeListing:
+    """Return the regular files under ``root`` (resolved), skipping symlinks, ``.git`` and ``exclude``.
+
+    ``exclude`` holds resolved absolute paths of files or directories to leave out with all they hold.
+    Directories that cannot be read are skipped.
+    """
+    files: list[str] = []
+    digest = hashlib.sha1(usedforsecurity=False)
+    hidden = False
+    pending = [(str(root), "")]
+    while pending:
+        directory, prefix = pending.pop()
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError:  # unreadable: the agent cannot search it either
+            continue
+        for entry in entries:
+            if entry.name == GIT_DIR or entry.path in exclude:
+                hidden = True
+            elif entry.is_dir(follow_symlinks=False):
+                pending.append((entry.path, f"{prefix}{entry.name}/"))
+            elif entry.is_file(follow_symlinks=False):
+                found = entry.stat(follow_symlinks=False)
+                files.append(prefix + entry.name)
+                digest.update(b"%s\0%d\0%d\0%d\n" % (os.fsencode(files[-1]), found.st_size, found.st_mtime_ns,
+                                                    found.st_ino))
+    place = hashlib.sha1(os.fsencode(root), usedforsecurity=False).hexdigest()[:12]
+    return WorktreeListing(root, frozenset(files), hidden, f"{place}-{digest.hexdigest()}")
+
+
+def worktree_directory(cache_dir: Path, listing: WorktreeListing) -> Path:
+    """Return where the agents that need a directory search ``listing``: its root, or its linked copy."""
+    return cache_dir / WORKTREES / listing.signature if listing.hidden else listing.root
+
+
+def link_worktree(cache_dir: Path, listing: WorktreeListing) -> Path:
+    """Return :func:`worktree_directory`, first building the linked copy if it is needed and missing.
+
+    Raises ``OSError`` when the cache cannot be written.
+    """
+    target = worktree_directory(cache_dir, listing)
+    if target == listing.root:
+        return target
+    if target.is_dir():
+        os.utime(target)  # in use: keep it from being pruned as stale
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f".{listing.signature[:12]}-", suffix=".tmp", dir=target.parent))
+    try:
+        _link_files(listing, scratch)
+        os.chmod(scratch, 0o755)
+        try:
+            os.rename(scratch, target)
+        except OSError:  # another process published it first: keep theirs
+            if not target.is_dir():
+                raise
+    finally:
+        if scratch.exists():
+            shutil.rmtree(scratch, ignore_errors=True)
+    _prune(target)
+    return target
+
+
+def _prune(kept: Path) -> None:
+    """Remove the other linked copies of ``kept``'s tree that were not used for :data:`STALE_SECONDS`."""
+    place = kept.name.partition("-")[0]
+    cutoff = time.time() - STALE_SECONDS
+    for other in kept.parent.glob(f"{place}-*"):
+        try:
+            stale = other != kept and other.is_dir() and other.stat().st_mtime < cutoff
+        except OSError:
+            continue
+        if stale:
+            shutil.rmtree(other, ignore_errors=True)
+
+
+def _link_files(listing: WorktreeListing, scratch: Path) -> None:
+    """Hard-link (or, across devices, copy) every listed file into the empty directory ``scratch``."""
+    made: set[str] = set()
+    for path in sorted(listing.files):
+        parent = path.rpartition("/")[0]
+        if parent and parent not in made:
+            os.makedirs(scratch / parent, exist_ok=True)
+            made.add(parent)
+        source = os.path.join(listing.root, path)
+        try:
+            os.link(source, scratch / path, follow_symlinks=False)
+        except FileNotFoundError:  # removed since it was listed
+            continue
+        except OSError:  # another device, or links not allowed here (fs.protected_hardlinks)
+            _copy(source, scratch / path)
+
+
+def _copy(source: str, target: Path) -> None:
+    """Copy ``source`` to ``target``, leaving out a file we cannot read (agents could not read it either)."""
+    try:
+        shutil.copyfile(source, target, follow_symlinks=False)
+    except OSError:
+        target.unlink(missing_ok=True)
