@@ -248,7 +248,8 @@ def _score(
     if len(answer.files) > settings.max_answer:
         record["answer_cut_from"] = len(answer.files)
         answer = replace(answer, files=answer.files[: settings.max_answer], scores=answer.scores[: settings.max_answer])
-    normalized = normalize_paths(answer.files, snapshot.root, snapshot.files, snapshot.directories)
+    original = snapshot.repo if snapshot.commit is None and snapshot.repo != snapshot.root else None
+    normalized = normalize_paths(answer.files, snapshot.root, snapshot.files, snapshot.directories, original)
     record["retrieved"] = normalized.paths
     record["dropped"] = normalized.dropped[:MAX_EXTRA_ENTRIES]
     record["invalid_paths"] = len(normalized.dropped)

@@ -27,7 +27,11 @@ class NormalizedAnswer:
 
 
 def normalize_paths(
-    raw: Sequence[str], snapshot_root: Path, files: AbstractSet[str], directories: AbstractSet[str]
+    raw: Sequence[str],
+    snapshot_root: Path,
+    files: AbstractSet[str],
+    directories: AbstractSet[str],
+    also_root: Path | None = None,
 ) -> NormalizedAnswer:
     """Clean an agent's ranked answer: posix separators, no leading './', absolute paths made relative
     to the snapshot root, trailing '/' removed, duplicates keep their first rank, entries not in the snapshot dropped.
@@ -37,6 +41,8 @@ def normalize_paths(
     entry that leaves the root (or is the root itself) is dropped. Comparison is case-sensitive.
     """
     roots = _root_forms(os.fspath(snapshot_root))
+    if also_root is not None:  # a working tree searched through a linked copy: its own paths count too
+        roots += _root_forms(os.fspath(also_root))
     paths: list[str] = []
     sources: list[int] = []
     seen: set[str] = set()
