@@ -30,7 +30,7 @@ from pytest_codesearch.state import STATE, RunState
 
 if TYPE_CHECKING:
     from pytest_codesearch.agents.pool import AgentPool
-    from pytest_codesearch.config import BenchmarkConfig
+    from pytest_codesearch.benchfile import BenchmarkConfig
     from pytest_codesearch.items import GoldsetFile
 
 # The library (pydantic, numpy, pygit2, rank-bm25) is imported inside the hooks, only once an agent
@@ -118,7 +118,7 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
         return run_merge([Path(p) for p in config.getoption("codesearch_merge")], _settings(config, _load_bench(config)))
     if not config.getoption("codesearch_generate"):
         return None
-    from pytest_codesearch.generation import run_generate
+    from pytest_codesearch.generate_command import run_generate
 
     return run_generate(config)
 
@@ -189,7 +189,7 @@ def _settings(config: pytest.Config, bench: BenchmarkConfig | None) -> Settings:
     ini = {_key(name): config.getini(f"codesearch_{name}") for name in _INI}
     from_yaml: dict[str, object] = {}
     if bench is not None:
-        from pytest_codesearch.config import config_settings
+        from pytest_codesearch.benchfile import config_settings
 
         path = _config_path(config)
         from_yaml = {**config_settings(bench, path), "config": str(path)}
@@ -245,7 +245,7 @@ def _load_bench(config: pytest.Config) -> BenchmarkConfig | None:
     """Return the YAML config when one is given; a bad one is a usage error naming file, line and key."""
     if not (config.getoption("codesearch_config") or config.getini("codesearch_config")):
         return None
-    from pytest_codesearch.config import ConfigError, load_config
+    from pytest_codesearch.benchfile import ConfigError, load_config
 
     try:
         return load_config(_config_path(config))
@@ -265,7 +265,7 @@ def _registry(config: pytest.Config, bench: BenchmarkConfig | None) -> AgentRegi
                 registry.add(spec)
     specs, errors = entry_point_specs()
     if bench is not None:
-        from pytest_codesearch.config import ConfigError, config_agent_specs
+        from pytest_codesearch.benchfile import ConfigError, config_agent_specs
 
         try:
             specs += config_agent_specs(bench, str(_config_path(config)))

@@ -11,7 +11,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pytest_codesearch.agents.registry import AgentSpec
-from pytest_codesearch.mining.config import FilterConfig
+from pytest_codesearch.mining.filters import FilterConfig
 
 Format = Literal["json", "csv", "markdown", "html"]
 

@@ -8,8 +8,8 @@ from typing import Any, TextIO
 
 import pytest
 
-from pytest_codesearch.config import BenchmarkConfig, ConfigError, DatasetConfig, load_config
-from pytest_codesearch.mining.config import FilterConfig
+from pytest_codesearch.benchfile import BenchmarkConfig, ConfigError, DatasetConfig, load_config
+from pytest_codesearch.mining.filters import FilterConfig
 from pytest_codesearch.mining.generate import MiningError, MiningStats, format_stats, generate_goldset
 from pytest_codesearch.mining.progress import ProgressEvent
 
