@@ -1,48 +1,34 @@
-"""The optional YAML benchmark config (``--codesearch-config``): dataset, evaluation, agents, output."""
+"""The YAML benchmark file (``--codesearch-config``): option values, mining filters and agents.
+
+Keys of ``dataset:``, ``evaluation:`` and ``output:`` that are options are checked by the option table
+(``options.OPTIONS``) with the same parsers as the command line; the rest of ``dataset:`` are the miner's
+filters (``FilterConfig``), and ``agents:`` defines agents. Only ``true`` and ``false`` are booleans and only
+plain decimals are integers: YAML 1.1's ``yes``, ``on``, ``0123`` and ``1:30`` stay strings and are refused.
+"""
 
 from __future__ import annotations
 
 import difflib
 import importlib
+import re
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pytest_codesearch.agents.registry import AgentSpec
 from pytest_codesearch.mining.filters import FilterConfig
+from pytest_codesearch.options import BY_YAML
+from pytest_codesearch.optiontypes import Origin, SettingsError
+from pytest_codesearch.settings import Given, Layer
 
-Format = Literal["json", "csv", "markdown", "html"]
-
-
-def _all_formats() -> list[Format]:
-    return ["json", "csv", "markdown", "html"]
+SECTIONS = ("dataset", "evaluation", "agents", "output")
 
 
 class ConfigError(ValueError):
-    """A config file that cannot be used; str() names the file, the line and the key."""
-
-
-class DatasetConfig(FilterConfig):
-    """``dataset:``: which repository to mine, from which rev, into which file, with which filters."""
-
-    repository: str | None = Field(default=None, description="Repository to mine (relative to the config file).")
-    rev: str | None = Field(default=None, description="Rev whose history is mined (default HEAD).")
-    output: str | None = Field(default=None, description="Gold-set file to write (relative to the config file).")
-
-
-class EvaluationConfig(BaseModel):
-    """``evaluation:``: how cases are run."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    runs: int | None = Field(default=None, ge=1, description="Timed runs of each retrieval.")
-    timeout: float | None = Field(default=None, gt=0, description="Seconds one case may take (pytest-timeout).")
-    seed: int | None = Field(default=None, ge=0, description="Seed of the run order and of the random agent.")
-    randomize: bool = Field(default=True, description="Shuffle the run order; false keeps gold-set order.")
-    ks: list[int] | None = Field(default=None, description="Cut-offs of the @k metrics.")
-    k: int | None = Field(default=None, ge=1, description="Score set metrics over the top k only.")
+    """A benchmark file that cannot be used; str() names the file, the line and the key."""
 
 
 class AgentConfig(BaseModel):
@@ -55,72 +41,146 @@ class AgentConfig(BaseModel):
     config: dict[str, Any] = Field(default_factory=dict, description="Keyword arguments for the class.")
 
 
-class OutputConfig(BaseModel):
-    """``output:``: where reports go and which ones."""
-
+class _Agents(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    directory: str | None = Field(default=None, description="Report directory (relative to the config file).")
-    formats: list[Format] = Field(default_factory=_all_formats, description="Report files to write.")
-
-
-class BenchmarkConfig(BaseModel):
-    """The whole config file."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    dataset: DatasetConfig = Field(default_factory=DatasetConfig)
-    evaluation: EvaluationConfig = Field(default_factory=EvaluationConfig)
     agents: list[AgentConfig] = Field(default_factory=list)
-    output: OutputConfig = Field(default_factory=OutputConfig)
 
 
-def load_config(path: Path) -> BenchmarkConfig:
-    """Return the validated config in ``path``, or raise ConfigError naming file, line and key."""
+@dataclass(frozen=True)
+class BenchFile:
+    """A checked benchmark file: its option values (raw, with their origin), filters and agents."""
+
+    path: Path
+    shown: str
+    """How errors name the file."""
+    values: dict[str, Given]
+    filters: FilterConfig
+    agents: tuple[AgentConfig, ...]
+
+    def layer(self) -> Layer:
+        """Return the file's settings layer; the agents it defines are selected unless another source picks."""
+        if not self.agents:
+            return self.values
+        names = Given([a.name for a in self.agents], Origin(f"{self.shown}: agents", self.path.parent, typed=True))
+        return {**self.values, "agents": names}
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """SafeLoader resolving only true/false as booleans and plain decimals as integers (as YAML 1.2)."""
+
+
+_BOOL, _INT = "tag:yaml.org,2002:bool", "tag:yaml.org,2002:int"
+_StrictLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag not in (_BOOL, _INT)]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_StrictLoader.add_implicit_resolver(_BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
+_StrictLoader.add_implicit_resolver(_INT, re.compile(r"^[-+]?(?:0|[1-9][0-9]*)$"), list("-+0123456789"))
+
+
+def load_benchfile(path: Path, shown: str | None = None) -> BenchFile:
+    """Return the checked benchmark file at ``path``, or raise ConfigError naming file, line and key.
+
+    ``shown`` is how errors name the file (default: ``path``). Every problem is reported, one per line.
+    """
+    shown = shown or str(path)
+    root, data = _parse(path, shown)
+    problems = [
+        f"{shown}:{_line_of(root, (key,))}: {key}: unknown key{_hint(str(key), SECTIONS)}"
+        for key in data if key not in SECTIONS
+    ]  # fmt: skip
+    values, dataset = _option_values(data, root, path, shown, problems)
+    filters = _validate(FilterConfig, dataset, ("dataset",), shown, root, problems)
+    agents = _validate(_Agents, {"agents": data.get("agents") or []}, (), shown, root, problems)
+    if problems or not isinstance(filters, FilterConfig) or not isinstance(agents, _Agents):
+        raise ConfigError("\n".join(problems))
+    return BenchFile(path, shown, values, filters, tuple(agents.agents))
+
+
+def _parse(path: Path, shown: str) -> tuple[yaml.Node | None, dict[Any, Any]]:
+    """Return the file's root node (for line numbers) and its data, which must be a mapping."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read: {exc}") from None
+        raise ConfigError(f"{shown}: cannot read: {exc}") from None
+    loader = _StrictLoader(text)
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        root = loader.get_single_node()
+        data = None if root is None else loader.construct_document(root)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
+        where = f"{shown}:{mark.line + 1}" if mark is not None else shown
         raise ConfigError(f"{where}: invalid YAML: {getattr(exc, 'problem', exc)}") from None
+    finally:
+        loader.dispose()
     if data is None:
-        data = {}
+        return root, {}
     if not isinstance(data, dict):
-        raise ConfigError(f"{path}:1: the config must be a mapping with dataset/evaluation/agents/output")
+        raise ConfigError(f"{shown}:1: the file must be a mapping with keys {', '.join(SECTIONS)}")
+    return root, data
+
+
+def _option_values(
+    data: dict[Any, Any], root: yaml.Node | None, path: Path, shown: str, problems: list[str]
+) -> tuple[dict[str, Given], dict[str, Any]]:
+    """Return the option values of the sections (checked by their row's type) and the other dataset keys."""
+    values: dict[str, Given] = {}
+    rest: dict[str, Any] = {}
+    for section in ("dataset", "evaluation", "output"):
+        body = data.get(section)
+        if body is None:
+            continue
+        if not isinstance(body, dict):
+            problems.append(f"{shown}:{_line_of(root, (section,))}: {section}: expected a mapping, got {body!r}")
+            continue
+        for key, value in body.items():
+            option, line = BY_YAML.get(f"{section}.{key}"), _line_of(root, (section, key))
+            if option is None and section == "dataset":
+                rest[str(key)] = value
+            elif option is None:
+                known = [k.split(".", 1)[1] for k in BY_YAML if k.startswith(section + ".")]
+                problems.append(f"{shown}:{line}: {section}.{key}: unknown key{_hint(str(key), known)}")
+            elif value is not None:
+                origin = Origin(f"{shown}:{line}: {section}.{key}", path.parent, typed=True)
+                try:
+                    option.type.parse(value, origin)
+                except SettingsError as exc:
+                    problems.append(str(exc))
+                values[option.field] = Given(value, origin)
+    return values, rest
+
+
+def _validate(
+    model: type[BaseModel], data: dict[str, Any], prefix: tuple[str, ...], shown: str, root: yaml.Node | None,
+    problems: list[str],
+) -> BaseModel | None:
+    """Return ``model`` validated from ``data``, or None after adding one problem per error."""
     try:
-        return BenchmarkConfig.model_validate(data)
+        return model.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(_describe(path, root, exc)) from None
+        for error in exc.errors(include_url=False):
+            loc = (*prefix, *error["loc"])
+            key = ".".join(map(str, loc)) or "(top level)"
+            message = error["msg"]
+            if error["type"] == "extra_forbidden":
+                message = f"unknown key{_hint(str(loc[-1]), _known_keys(loc))}"
+            line = _line_of(root, loc)
+            problems.append(f"{shown}:{line}: {key}: {message}" if line else f"{shown}: {key}: {message}")
+        return None
 
 
-def _describe(path: Path, root: yaml.Node | None, exc: ValidationError) -> str:
-    """Return one line per problem: 'file:line: key.path: message'."""
-    lines = []
-    for error in exc.errors(include_url=False):
-        loc = [str(p) for p in error["loc"]]
-        key = ".".join(loc) or "(top level)"
-        message = error["msg"]
-        if error["type"] == "extra_forbidden":
-            message = _unknown_key_message(loc, error)
-        line = _line_of(root, error["loc"])
-        lines.append(f"{path}:{line}: {key}: {message}" if line else f"{path}: {key}: {message}")
-    return "\n".join(lines)
+def _known_keys(loc: tuple[Any, ...]) -> list[str]:
+    if loc[0] == "dataset":
+        return [*(k.split(".", 1)[1] for k in BY_YAML if k.startswith("dataset.")), *FilterConfig.model_fields]
+    return [f.alias or n for n, f in AgentConfig.model_fields.items()]
 
 
-def _unknown_key_message(loc: list[str], error: Any) -> str:
-    section: dict[str, type[BaseModel]] = {
-        "dataset": DatasetConfig, "evaluation": EvaluationConfig, "output": OutputConfig, "agents": AgentConfig
-    }
-    model = section.get(loc[0], BenchmarkConfig) if len(loc) > 1 else BenchmarkConfig
-    known = [f.alias or n for n, f in model.model_fields.items()]
-    close = difflib.get_close_matches(loc[-1], known, n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    return f"unknown key{hint}; known keys: {', '.join(sorted(known))}"
+def _hint(key: str, known: Any) -> str:
+    """Return ' (did you mean ...?); known keys: ...' for an unknown key."""
+    known = sorted(known)
+    close = difflib.get_close_matches(key, known, n=1)
+    return (f" (did you mean {close[0]!r}?)" if close else "") + f"; known keys: {', '.join(known)}"
 
 
 def _line_of(node: yaml.Node | None, loc: tuple[Any, ...]) -> int | None:
@@ -155,27 +215,10 @@ def import_agent_class(agent: AgentConfig, source: str) -> Any:
         raise ConfigError(f"{source}: agents: {agent.name}: cannot import {dotted!r}: {exc}") from None
 
 
-def config_settings(config: BenchmarkConfig, path: Path) -> dict[str, object]:
-    """Return the run settings the config gives (paths made absolute against the config's folder)."""
-    evaluation, output = config.evaluation, config.output
-    values: dict[str, object] = {
-        "agents": [a.name for a in config.agents],
-        "seed": evaluation.seed,
-        "runs": evaluation.runs,
-        "k": evaluation.k,
-        "ks": None if evaluation.ks is None else ",".join(map(str, evaluation.ks)),
-        "timeout": evaluation.timeout,
-        "randomize": None if evaluation.randomize else False,
-        "formats": output.formats,
-        "report_dir": None if output.directory is None else str(path.parent / output.directory),
-    }
-    return {k: v for k, v in values.items() if v is not None}
-
-
-def config_agent_specs(config: BenchmarkConfig, source: str) -> list[AgentSpec]:
+def config_agent_specs(bench: BenchFile, source: str) -> list[AgentSpec]:
     """Return an agent spec per ``agents:`` entry; each creates ``Class(**config)``."""
     specs = []
-    for entry in config.agents:
+    for entry in bench.agents:
         cls = import_agent_class(entry, source)
         specs.append(AgentSpec(entry.name, _ConfiguredAgent(cls, dict(entry.config)), source=source))
     return specs
