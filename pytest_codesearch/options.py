@@ -100,10 +100,10 @@ OPTIONS: tuple[Option, ...] = (
     Option("randomize", Boolean(), True, "shuffle the run order; false keeps the gold-set order",
            yaml="evaluation.randomize"),
     Option("timeout", Number(metavar="SECONDS"), None, "budget of one `retrieve()` call: a slower answer is "
-           "status `timeout`, scored 0", flag="--codesearch-timeout", yaml="evaluation.timeout"),
+           "status `timeout`, scored 0", flag="--codesearch-timeout", ini="codesearch_timeout", yaml="evaluation.timeout"),
     Option("index_timeout", Number(metavar="SECONDS"), DEFAULT_INDEX_TIMEOUT, "budget of one `initialize()` call "
            "(indexing a snapshot); over it, every case of that snapshot is `timeout` for that agent",
-           flag="--codesearch-index-timeout"),
+           flag="--codesearch-index-timeout", ini="codesearch_index_timeout", yaml="evaluation.index_timeout"),
     Option("isolate", Choice(("auto", "none", "process"), metavar="LEVEL"), "auto", "where agents run: none (this "
            "process), process (a child process per agent: hard budgets, crashes contained), auto (process when "
            "--codesearch-timeout is set)", flag="--codesearch-isolate"),

@@ -168,6 +168,13 @@ def test_first_layer_giving_a_value_wins_and_names_itself_in_errors() -> None:
     settings({"runs": "2"}, {"runs": "x"})  # a value that loses is not read
 
 
+def test_index_timeout_has_its_own_generous_budget() -> None:
+    assert (settings().index_timeout, settings().timeout) == (600.0, None)
+    assert settings({"index_timeout": "90", "timeout": "2.5"}).index_timeout == 90.0
+    with pytest.raises(SettingsError, match=r"^layer0: index_timeout: must be greater than 0, got '0'$"):
+        settings({"index_timeout": "0"})
+
+
 def test_winner_skips_empty_values() -> None:
     layers = [{"a": Given([], TEXT)}, {"a": Given("", TEXT)}, {"a": Given("v", YAML)}]
     found = winner(layers, "a")

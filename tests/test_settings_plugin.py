@@ -79,6 +79,14 @@ def test_errors_name_the_source_used(
     result.stderr.fnmatch_lines([error])
 
 
+def test_index_timeout_from_each_source(pytester: pytest.Pytester) -> None:
+    write_ini(pytester, "codesearch_index_timeout = 30\ncodesearch_timeout = 2\n")
+    show(pytester).stdout.fnmatch_lines(["settings: timeout=2.0", "settings: index_timeout=30.0"])
+    pytester.makefile(".yaml", bench="evaluation:\n  index_timeout: 45\n")
+    show(pytester, "--codesearch-config=bench.yaml").stdout.fnmatch_lines(["settings: index_timeout=45.0"])
+    show(pytester, "--codesearch-index-timeout=1.5").stdout.fnmatch_lines(["settings: index_timeout=1.5"])
+
+
 def test_a_losing_bad_value_is_not_read(pytester: pytest.Pytester) -> None:
     write_ini(pytester, "codesearch_runs = x\n")
     show(pytester, "--codesearch-runs=2").stdout.fnmatch_lines(["settings: runs=2"])
