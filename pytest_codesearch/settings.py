@@ -63,6 +63,8 @@ class Settings:
     max_answer: int = 1000
     randomize: bool = True
     formats: tuple[str, ...] = REPORT_FORMATS
+    headline: tuple[str, ...] = ()
+    """Metric names shown as the headline; empty: chosen automatically."""
     config_path: Path | None = None
     generate: bool = False
     repo: Path | None = None

@@ -175,6 +175,11 @@ def test_index_timeout_has_its_own_generous_budget() -> None:
         settings({"index_timeout": "0"})
 
 
+def test_headline_is_a_list_of_names() -> None:
+    assert settings().headline == ()
+    assert settings({"headline": "recall@10, mrr latency_ms"}).headline == ("recall@10", "mrr", "latency_ms")
+
+
 def test_winner_skips_empty_values() -> None:
     layers = [{"a": Given([], TEXT)}, {"a": Given("", TEXT)}, {"a": Given("v", YAML)}]
     found = winner(layers, "a")

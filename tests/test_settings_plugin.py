@@ -87,6 +87,14 @@ def test_index_timeout_from_each_source(pytester: pytest.Pytester) -> None:
     show(pytester, "--codesearch-index-timeout=1.5").stdout.fnmatch_lines(["settings: index_timeout=1.5"])
 
 
+def test_headline_from_each_source(pytester: pytest.Pytester) -> None:
+    write_ini(pytester, "codesearch_headline = mrr\n  ndcg@10, f1\n")
+    show(pytester).stdout.fnmatch_lines(["settings: headline=('mrr', 'ndcg@10', 'f1')"])
+    pytester.makefile(".yaml", bench="output:\n  headline: [hit@1, mrr]\n")
+    show(pytester, "--codesearch-config=bench.yaml").stdout.fnmatch_lines(["settings: headline=('hit@1', 'mrr')"])
+    show(pytester, "--codesearch-headline=recall@5 map").stdout.fnmatch_lines(["settings: headline=('recall@5', 'map')"])
+
+
 def test_a_losing_bad_value_is_not_read(pytester: pytest.Pytester) -> None:
     write_ini(pytester, "codesearch_runs = x\n")
     show(pytester, "--codesearch-runs=2").stdout.fnmatch_lines(["settings: runs=2"])
