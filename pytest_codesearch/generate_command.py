@@ -18,11 +18,11 @@ def run_generate(config: pytest.Config, settings: Settings, filters: FilterConfi
     """Mine the history the settings name, with the YAML file's filters; print progress and the kept/dropped table.
 
     ``settings.repo`` (default: the invocation directory), ``settings.rev`` and ``settings.output`` (default
-    ``goldsets/<repository folder name>.jsonl``).
+    ``goldsets/<name>.jsonl``, the name being ``settings.name`` or the repository's folder name).
     """
     here = config.invocation_params.dir
     repo = settings.repo or here
-    output = settings.output or here / "goldsets" / f"{repo.resolve().name}.jsonl"
+    output = settings.output or here / "goldsets" / f"{settings.name or repo.resolve().name}.jsonl"
     printer = ProgressPrinter(sys.stdout)
     try:
         stats = generate_goldset(

@@ -144,7 +144,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("rev", Text(metavar="REV"), "HEAD", "with --codesearch-generate: mine the history reachable from REV",
            flag="--codesearch-rev", yaml="dataset.rev"),
     Option("output", PathValue(metavar="FILE"), None, "with --codesearch-generate: the gold set to write",
-           flag="--codesearch-output", yaml="dataset.output", shown_default="`goldsets/<repo>.jsonl`"),
+           flag="--codesearch-output", yaml="dataset.output", shown_default="`goldsets/<name>.jsonl`"),
+    Option("name", Text(metavar="NAME"), None, "with --codesearch-generate: the gold set's name",
+           flag="--codesearch-name", yaml="dataset.name", shown_default="the repository's folder name"),
 )  # fmt: skip
 
 BY_FIELD = {option.field: option for option in OPTIONS}

@@ -70,6 +70,8 @@ class Settings:
     repo: Path | None = None
     rev: str = "HEAD"
     output: Path | None = None
+    name: str | None = None
+    """The name mined case ids start with (None: the repository's folder name)."""
 
     @property
     def isolation(self) -> str:

@@ -180,6 +180,11 @@ def test_headline_is_a_list_of_names() -> None:
     assert settings({"headline": "recall@10, mrr latency_ms"}).headline == ("recall@10", "mrr", "latency_ms")
 
 
+def test_name_is_text() -> None:
+    assert settings().name is None
+    assert settings({"name": " flask "}).name == "flask"
+
+
 def test_winner_skips_empty_values() -> None:
     layers = [{"a": Given([], TEXT)}, {"a": Given("", TEXT)}, {"a": Given("v", YAML)}]
     found = winner(layers, "a")

@@ -122,6 +122,17 @@ def test_generate_reads_the_config_named_in_the_ini_file(pytester: pytest.Pytest
     assert len((pytester.path / "mined.jsonl").read_text().splitlines()) == 2  # metadata + 1 case
 
 
+def test_generate_names_the_default_output_after_the_name(pytester: pytest.Pytester) -> None:
+    repo = init_repo(pytester.path / "project")
+    commit(repo, {"src/app.py": "def a(): ...\n", "src/db.py": "x = 1\n"}, "Initial import")
+    commit(repo, {"src/app.py": "def a(): ...\ndef b(): ...\n"}, "Add a logout action for signed in users")
+    pytester.makefile(".yaml", bench="dataset:\n  name: shop\n  repository: project\n")
+    assert pytester.runpytest("--codesearch-generate", "--codesearch-config=bench.yaml").ret == 0
+    assert (pytester.path / "goldsets" / "shop.jsonl").is_file()
+    assert pytester.runpytest("--codesearch-generate", "--codesearch-repo=project", "--codesearch-name=web").ret == 0
+    assert (pytester.path / "goldsets" / "web.jsonl").is_file()
+
+
 def test_generate_reports_a_bad_config_named_in_the_ini_file(pytester: pytest.Pytester) -> None:
     write_ini(pytester, "codesearch_config = bench.yaml\n")
     pytester.makefile(".yaml", bench="dataset:\n  include_merges: on\n")
