@@ -268,9 +268,42 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     return lines + ([f"codesearch: {note}"] if note else [])
 
 
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    """Say how to benchmark when gold sets were collected or named but no agent was selected."""
+    if STATE in config.stash:
+        return
+    here = config.invocation_params.dir
+    named = sum(_mentions_cases(here / arg.split("::")[0]) for arg in config.args)
+    seen = max(config.stash.get(GOLDSETS_SEEN, 0), named)
+    if seen:
+        files = "1 gold-set file" if seen == 1 else f"{seen} gold-set files"
+        terminalreporter.write_line(
+            f"codesearch: {files} found but no agent selected, so nothing was benchmarked; "
+            "choose one with --codesearch-agent=bm25 (or keyword, oracle, random, all)"
+        )
+
+
+def _mentions_cases(path: Path) -> bool:
+    """Return True when ``path`` is a .json/.jsonl file whose first 4 KB look like gold-set cases.
+
+    A cheap sniff for the hint above: it must not import the library (pydantic) in a run without agents.
+    """
+    if path.suffix not in (".json", ".jsonl"):
+        return False
+    try:
+        with path.open("rb") as stream:
+            head = stream.read(4096)
+    except OSError:
+        return False
+    swebench = b'"instance_id"' in head and b'"base_commit"' in head
+    return b'"ground_truth_files"' in head or b'"test_cases"' in head or swebench
+
+
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> GoldsetFile | None:
     """Collect gold sets of any known shape when an agent is selected; other files are left alone."""
     if STATE not in parent.config.stash:
+        if _mentions_cases(file_path):  # counted for the hint at the end of a run without agents
+            parent.config.stash[GOLDSETS_SEEN] = parent.config.stash.get(GOLDSETS_SEEN, 0) + 1
         return None
     from pytest_codesearch.goldset.formats import reader_for
     from pytest_codesearch.items import GoldsetFile

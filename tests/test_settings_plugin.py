@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from gitrepo import commit, init_repo
 
@@ -139,3 +141,31 @@ def test_generate_reports_a_bad_config_named_in_the_ini_file(pytester: pytest.Py
     result = pytester.runpytest("--codesearch-generate")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: bench.yaml:2: dataset.include_merges: Input should be a valid boolean"])
+
+
+HEAVY_MODULES = """
+import sys
+
+def pytest_unconfigure(config):
+    heavy = sorted(m for m in ("pydantic", "numpy", "pygit2", "rank_bm25", "yaml") if m in sys.modules)
+    print("heavy modules:", heavy)
+"""
+
+
+def test_goldsets_without_an_agent_get_a_hint_and_no_library(pytester: pytest.Pytester, project: Path) -> None:
+    pytester.makeconftest(HEAVY_MODULES)
+    result = pytester.runpytest_subprocess("-s")
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    result.stdout.fnmatch_lines([
+        "codesearch: 1 gold-set file found but no agent selected, so nothing was benchmarked; "
+        "choose one with --codesearch-agent=bm25 (or keyword, oracle, random, all)",
+        "heavy modules: []",
+    ])  # fmt: skip
+
+
+def test_no_hint_without_goldsets_or_with_an_agent(pytester: pytest.Pytester) -> None:
+    pytester.makefile(".json", data='{"a": 1}')
+    assert "no agent selected" not in pytester.runpytest().stdout.str()
+    pytester.makefile(".jsonl", cases='{"id": "a", "query": "q", "ground_truth_files": ["x"], "repo": "."}\n')
+    assert "no agent selected" in pytester.runpytest("cases.jsonl").stdout.str()
+    assert "no agent selected" not in pytester.runpytest("--codesearch-agent=oracle", "--co").stdout.str()
