@@ -95,3 +95,14 @@ def test_malformed_files(tmp_path: Path, text: str, message: str) -> None:
 def test_empty_file_and_null_values_give_nothing(tmp_path: Path) -> None:
     assert load(tmp_path, "").values == {}
     assert load(tmp_path, "evaluation:\n  runs:\n").values == {}
+
+
+def test_the_documented_example_loads(tmp_path: Path) -> None:
+    text = (Path(__file__).parent.parent / "docs" / "config.md").read_text(encoding="utf-8")
+    example = text.split("```yaml\n", 1)[1].split("```", 1)[0]
+    bench = load(tmp_path, example)
+    settings = build_settings([bench.layer()], tmp_path, tmp_path)
+    assert (settings.runs, settings.seed, settings.ks, settings.k, settings.timeout) == (3, 42, (1, 5, 10), 10, 30.0)
+    assert (settings.name, settings.rev, settings.headline) == ("myproject", "main", ("ndcg@10", "mrr"))
+    assert settings.repo == tmp_path / "../myproject" and settings.agents == ("bm25-k1-2",)
+    assert bench.filters.max_files == 20 and bench.filters.also_exclude == ["migrations/"]

@@ -40,6 +40,14 @@ def test_lists_in_the_ini_file(pytester: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(["settings: ks=(1, 5, 20)"])
 
 
+@pytest.mark.parametrize("agents", ['"oracle random"', '["oracle", "random"]', '"oracle, random"'])
+def test_lists_in_pyproject_toml(pytester: pytest.Pytester, agents: str) -> None:
+    pytester.makepyprojecttoml(f'[tool.pytest.ini_options]\ncodesearch_agent = {agents}\ncodesearch_ks = "5 1"\n')
+    result = show(pytester)
+    result.stdout.fnmatch_lines(["*codesearch: agents oracle, random;*"])
+    result.stdout.fnmatch_lines(["settings: ks=(1, 5)"])
+
+
 def test_agent_names_keep_their_brackets(pytester: pytest.Pytester) -> None:
     result = show(pytester, "--codesearch-agent", "bm25[k1=1.2, b=0.75] oracle")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
