@@ -120,11 +120,12 @@ OPTIONS: tuple[Option, ...] = (
     Option("resume", Boolean(), False, "reuse the completed cases of the last run (its journal), run only the "
            "rest", flag="--codesearch-resume", action="store_true", shown_default="off"),
     Option("f_beta", Number(metavar="BETA"), None, "also score f_beta with this beta; 2 weighs recall higher",
-           flag="--codesearch-f-beta", shown_default="off"),
+           flag="--codesearch-f-beta", yaml="evaluation.f_beta", shown_default="off"),
     Option("bootstrap", Integer(minimum=100), DEFAULT_BOOTSTRAP, "bootstrap resamples of the 95% intervals",
-           flag="--codesearch-bootstrap", ini="codesearch_bootstrap"),
+           flag="--codesearch-bootstrap", ini="codesearch_bootstrap", yaml="evaluation.bootstrap"),
     Option("alpha", Number(0.0, 1.0, metavar="A"), DEFAULT_ALPHA, "significance level of the paired tests "
-           "between agents (Holm-corrected)", flag="--codesearch-alpha", ini="codesearch_alpha"),
+           "between agents (Holm-corrected)", flag="--codesearch-alpha", ini="codesearch_alpha",
+           yaml="evaluation.alpha"),
     Option("report_dir", PathValue(metavar="DIR"), DEFAULT_REPORT_DIR, "where the report files go",
            flag="--codesearch-report-dir", ini="codesearch_report_dir", yaml="output.directory"),
     Option("formats", Names(REPORT_FORMATS), REPORT_FORMATS, "report files to write",

@@ -55,7 +55,7 @@ def test_every_problem_is_named_with_its_line(tmp_path: Path) -> None:
         "evaluation, output",
         "bench.yaml:3: evaluation.runs: expected an integer, got '3'",
         "bench.yaml:4: evaluation.sead: unknown key (did you mean 'seed'?); known keys: "
-        + ", ".join(sorted(["index_timeout", "k", "ks", "randomize", "runs", "seed", "timeout"])),
+        + "alpha, bootstrap, f_beta, index_timeout, k, ks, randomize, runs, seed, timeout",
         "bench.yaml:6: output.formats: unknown 'htm' (did you mean 'html'?); choose from json, csv, markdown, html",
     ]
 
@@ -106,3 +106,12 @@ def test_the_documented_example_loads(tmp_path: Path) -> None:
     assert (settings.name, settings.rev, settings.headline) == ("myproject", "main", ("ndcg@10", "mrr"))
     assert settings.repo == tmp_path / "../myproject" and settings.agents == ("bm25-k1-2",)
     assert bench.filters.max_files == 20 and bench.filters.also_exclude == ["migrations/"]
+
+
+def test_statistics_options_in_yaml(tmp_path: Path) -> None:
+    bench = load(tmp_path, "evaluation:\n  f_beta: 2\n  bootstrap: 500\n  alpha: 0.01\n")
+    settings = build_settings([bench.layer()], tmp_path, tmp_path)
+    assert (settings.f_beta, settings.bootstrap, settings.alpha) == (2.0, 500, 0.01)
+    assert problems(tmp_path, "evaluation:\n  bootstrap: 50\n") == [
+        "bench.yaml:2: evaluation.bootstrap: must be at least 100, got 50"
+    ]
