@@ -130,7 +130,7 @@ OPTIONS: tuple[Option, ...] = (
            flag="--codesearch-report-dir", ini="codesearch_report_dir", yaml="output.directory"),
     Option("formats", Names(REPORT_FORMATS), REPORT_FORMATS, "report files to write",
            yaml="output.formats"),
-    Option("headline", Names(metavar="METRICS"), (), "metrics shown as the headline of the summary",
+    Option("headline", Names(metavar="METRICS"), (), "metrics shown as the headline of the summary (names of this run's metrics)",
            flag="--codesearch-headline", ini="codesearch_headline", yaml="output.headline",
            shown_default="automatic"),
     Option("cache_dir", PathValue(metavar="DIR"), DEFAULT_CACHE_DIR, "where repository snapshots are kept",

@@ -137,10 +137,21 @@ def _settings(config: pytest.Config) -> tuple[Settings, BenchFile | None]:
         bench = _load_bench(_config_path([cli, ini]), here)
         layers: list[Layer] = [cli, ini] if bench is None else [cli, bench.layer(), ini]
         loaded = build_settings(layers, here, config.rootpath), bench
+        if loaded[0].active and loaded[0].headline:
+            _check_headline(loaded[0], winner(layers, "headline"))
     except SettingsError as exc:
         raise pytest.UsageError(str(exc)) from None
     config.stash[LOADED] = loaded
     return loaded
+
+
+def _check_headline(settings: Settings, given: Given | None) -> None:
+    """Raise SettingsError, naming the source, when a headline name is no metric of this run."""
+    from pytest_codesearch.scoring.case import metric_names, optional_metric_names
+
+    known = (*metric_names(settings.ks, settings.f_beta is not None), *optional_metric_names(settings.ks))
+    if given is not None:
+        Names(known).parse(given.value, given.origin)
 
 
 def _config_path(layers: list[Layer]) -> Path | None:

@@ -105,6 +105,17 @@ def test_headline_from_each_source(pytester: pytest.Pytester) -> None:
     show(pytester, "--codesearch-headline=recall@5 map").stdout.fnmatch_lines(["settings: headline=('recall@5', 'map')"])
 
 
+def test_headline_names_are_metrics_of_the_run(pytester: pytest.Pytester) -> None:
+    result = show(pytester, "--codesearch-agent=oracle", "--codesearch-ks=1 5", "--codesearch-headline=mrr ndcg@10")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --codesearch-headline: unknown 'ndcg@10' (did you mean 'ndcg@1'?); choose from *"])
+    write_ini(pytester, "codesearch_headline = mrr recal@5\n")
+    result = show(pytester, "--codesearch-agent=oracle")
+    result.stderr.fnmatch_lines(["ERROR: pytest.ini: codesearch_headline: unknown 'recal@5' (did you mean 'recall@5'?)*"])
+    result = show(pytester, "--codesearch-agent=oracle", "--codesearch-f-beta=2", "--codesearch-headline=f_beta,quality_score")
+    result.stdout.fnmatch_lines(["settings: headline=('f_beta', 'quality_score')"])
+
+
 def test_a_losing_bad_value_is_not_read(pytester: pytest.Pytester) -> None:
     write_ini(pytester, "codesearch_runs = x\n")
     show(pytester, "--codesearch-runs=2").stdout.fnmatch_lines(["settings: runs=2"])
