@@ -100,7 +100,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("randomize", Boolean(), True, "shuffle the run order; false keeps the gold-set order",
            yaml="evaluation.randomize"),
     Option("timeout", Number(metavar="SECONDS"), None, "budget of one `retrieve()` call: a slower answer is "
-           "status `timeout`, scored 0", flag="--codesearch-timeout", ini="codesearch_timeout", yaml="evaluation.timeout"),
+           "status `timeout`, scored 0", flag="--codesearch-timeout", ini="codesearch_timeout",
+           yaml="evaluation.timeout"),
     Option("index_timeout", Number(metavar="SECONDS"), DEFAULT_INDEX_TIMEOUT, "budget of one `initialize()` call "
            "(indexing a snapshot); over it, every case of that snapshot is `timeout` for that agent",
            flag="--codesearch-index-timeout", ini="codesearch_index_timeout", yaml="evaluation.index_timeout"),
@@ -130,7 +131,8 @@ OPTIONS: tuple[Option, ...] = (
            flag="--codesearch-report-dir", ini="codesearch_report_dir", yaml="output.directory"),
     Option("formats", Names(REPORT_FORMATS), REPORT_FORMATS, "report files to write",
            yaml="output.formats"),
-    Option("headline", Names(metavar="METRICS"), (), "metrics shown as the headline of the summary (names of this run's metrics)",
+    Option("headline", Names(metavar="METRICS"), (), "metrics shown as the headline of the summary (names of "
+           "this run's metrics)",
            flag="--codesearch-headline", ini="codesearch_headline", yaml="output.headline",
            shown_default="automatic"),
     Option("cache_dir", PathValue(metavar="DIR"), DEFAULT_CACHE_DIR, "where repository snapshots are kept",

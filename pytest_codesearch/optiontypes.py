@@ -86,7 +86,8 @@ class Number:
         except ValueError:
             raise origin.error(f"expected a number, got {value!r}") from None
         if number != number or number <= self.low or (self.high is not None and number >= self.high):
-            bounds = f"between {self.low:g} and {self.high:g}" if self.high is not None else f"greater than {self.low:g}"
+            high = self.high
+            bounds = f"between {self.low:g} and {high:g}" if high is not None else f"greater than {self.low:g}"
             raise origin.error(f"must be {bounds}, got {value!r}")
         return number
 

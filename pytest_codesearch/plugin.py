@@ -132,7 +132,9 @@ def _settings(config: pytest.Config) -> tuple[Settings, BenchFile | None]:
     here = config.invocation_params.dir
     cli = {o.field: Given(config.getoption(o.dest), Origin(o.flag, here)) for o in OPTIONS if o.flag}
     ini_file = _shown(config.inipath, here) if config.inipath else "ini file"
-    ini = {o.field: Given(config.getini(o.ini), Origin(f"{ini_file}: {o.ini}", config.rootpath)) for o in OPTIONS if o.ini}
+    ini = {
+        o.field: Given(config.getini(o.ini), Origin(f"{ini_file}: {o.ini}", config.rootpath)) for o in OPTIONS if o.ini
+    }
     try:
         bench = _load_bench(_config_path([cli, ini]), here)
         layers: list[Layer] = [cli, ini] if bench is None else [cli, bench.layer(), ini]
