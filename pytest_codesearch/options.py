@@ -152,7 +152,6 @@ OPTIONS: tuple[Option, ...] = (
            flag="--codesearch-name", yaml="dataset.name", shown_default="the repository's folder name"),
 )  # fmt: skip
 
-BY_FIELD = {option.field: option for option in OPTIONS}
 BY_YAML = {option.yaml: option for option in OPTIONS if option.yaml}
 
 
@@ -162,7 +161,8 @@ def options_markdown() -> str:
     for option in OPTIONS:
         flag = f"`{option.flag}`" if option.flag and option.action == "store_true" else (
             f"`{option.flag} {option.type.metavar}`" if option.flag else "")
-        rows.append(f"| {flag} | {_code(option.ini)} | {_code(option.yaml)} | {option.default_text} | {option.help} |")
+        cells = [flag, _code(option.ini), _code(option.yaml), option.default_text, _cell(option.help)]
+        rows.append(f"| {' | '.join(cells)} |")
     return "\n".join(rows)
 
 
@@ -171,7 +171,7 @@ def yaml_markdown() -> str:
     rows = ["| YAML key | option | ini key | default | meaning |", "|---|---|---|---|---|"]
     for option in sorted((o for o in OPTIONS if o.yaml), key=lambda o: _SECTIONS.index(str(o.yaml).split(".")[0])):
         rows.append(f"| `{option.yaml}` | {_code(option.flag)} | {_code(option.ini)} | {option.default_text} | "
-                    f"{option.help} |")
+                    f"{_cell(option.help)} |")
     return "\n".join(rows)
 
 
@@ -182,6 +182,11 @@ DOCS = ("docs/getting-started.md", "docs/config.md")
 
 def _code(text: str | None) -> str:
     return f"`{text}`" if text else ""
+
+
+def _cell(text: str) -> str:
+    """Return ``text`` safe in a Markdown table cell: pipes escaped, on one line."""
+    return " ".join(text.replace("|", "\\|").split())
 
 
 def render_docs(text: str) -> str:
