@@ -154,7 +154,8 @@ def test_defaults_when_no_source_gives_a_value() -> None:
     assert (s.agents, s.seed, s.runs, s.k, s.ks) == ((), None, 3, None, (1, 5, 10))
     assert (s.report_dir, s.cache_dir, s.config_path) == (HERE / "codesearch-report", ROOT / ".codesearch", None)
     assert (s.bootstrap, s.alpha, s.f_beta, s.timeout, s.randomize) == (1000, 0.05, None, None, True)
-    assert (s.formats, s.generate, s.repo, s.rev, s.output) == (("json", "csv", "markdown", "html"), False, None, "HEAD", None)
+    assert s.formats == ("json", "csv", "markdown", "html")
+    assert (s.generate, s.repo, s.rev, s.output) == (False, None, "HEAD", None)
     assert not s.active
 
 
