@@ -60,8 +60,8 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
     if config.getoption("codesearch_merge"):
         from pytest_codesearch.report.merge_command import run_merge
 
-        settings = _settings(config)[0]
-        return run_merge(list(settings.merge), settings)
+        settings, here = _settings(config)[0], config.invocation_params.dir
+        return run_merge([Path(_shown(p, here)) for p in settings.merge], settings)  # as given, for messages
     if not config.getoption("codesearch_generate"):
         return None
     from pytest_codesearch.generate_command import run_generate
