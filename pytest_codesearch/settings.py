@@ -54,7 +54,6 @@ class Settings:
     """Where agents run: ``none``, ``process`` or ``auto`` (see ``isolation``)."""
     retries: int = 0
     warmup: int = 0
-    headline: tuple[str, ...] = ()
     shard: tuple[int, int] | None = None
     """(I, N): run the I-th of N shards; None runs every item."""
     merge: tuple[Path, ...] = ()
