@@ -233,7 +233,7 @@ def _git_commit_count(repo: Path) -> int:
 
 def mine_once(repo: Path, max_commits: int | None, trace: bool, workers: int | None) -> dict[str, float]:
     """Mine in this process; return seconds, counts and memory (peak RSS growth, Python heap peak)."""
-    from pytest_codesearch.mining.config import FilterConfig
+    from pytest_codesearch.mining.filters import FilterConfig
     from pytest_codesearch.mining.generate import generate_goldset
 
     output = Path(tempfile.mkdtemp()) / "mined.jsonl"

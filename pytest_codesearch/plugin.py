@@ -8,35 +8,26 @@ import sys
 import warnings
 from collections.abc import Generator, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from typing import TYPE_CHECKING
-
 from pytest_codesearch.agents.registry import AgentRegistry, AgentSelectionError, entry_point_specs, specs_in
-from pytest_codesearch.settings import (
-    DEFAULT_ALPHA,
-    DEFAULT_BOOTSTRAP,
-    DEFAULT_CACHE_DIR,
-    DEFAULT_KS,
-    DEFAULT_REPORT_DIR,
-    DEFAULT_RUNS,
-    Settings,
-    SettingsError,
-    build_settings,
-    first_given,
-)
 from pytest_codesearch.keys import CASE_ATTRIBUTE, INVALID_ATTRIBUTE, POOL_FIXTURE, RESUME_KEY, SEED_KEY
+from pytest_codesearch.options import OPTIONS
+from pytest_codesearch.optiontypes import Names, Origin, PathValue, SettingsError
+from pytest_codesearch.settings import Given, Layer, Settings, build_settings, winner
 from pytest_codesearch.state import STATE, RunState
 
 if TYPE_CHECKING:
     from pytest_codesearch.agents.pool import AgentPool
-    from pytest_codesearch.config import BenchmarkConfig
+    from pytest_codesearch.benchfile import BenchFile
     from pytest_codesearch.items import GoldsetFile
 
 # The library (pydantic, numpy, pygit2, rank-bm25) is imported inside the hooks, only once an agent
 # is selected: a pytest run that benchmarks nothing does not pay for it.
+LOADED: pytest.StashKey[tuple[Settings, BenchFile | None]] = pytest.StashKey()
+GOLDSETS_SEEN = pytest.StashKey[int]()
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -47,68 +38,22 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    """Register the --codesearch-* options and their ini keys."""
+    """Register the --codesearch-* options and their ini keys, one per row of the option table."""
     group = parser.getgroup("codesearch", "code-search benchmarks (pytest-codesearch)")
-    group.addoption(
-        "--codesearch-agent", action="append", default=[], metavar="NAME",
-        help="benchmark this agent on the gold sets collected (repeatable; comma lists; 'all'). "
-        "Without it the plugin does nothing.",
-    )
-    group.addoption("--codesearch-seed", default=None, metavar="INT",
-                    help="seed of the case order and of the random agent (default: a new random seed, printed)")
-    group.addoption("--codesearch-runs", default=None, metavar="N",
-                    help=f"timed runs of each retrieval; latency is their median (default {DEFAULT_RUNS})")
-    group.addoption("--codesearch-k", default=None, metavar="K",
-                    help="score precision/recall/f1 over the top K results only (default: the whole answer)")
-    group.addoption("--codesearch-ks", default=None, metavar="LIST",
-                    help="cut-offs for precision@k, recall@k, hit@k, ndcg@k (default 1,5,10)")
-    group.addoption("--codesearch-report-dir", default=None, metavar="DIR",
-                    help=f"where results.json, results.csv and summary.md go (default {DEFAULT_REPORT_DIR}/)")
-    group.addoption("--codesearch-cache-dir", default=None, metavar="DIR",
-                    help=f"where repository snapshots are materialised (default <rootdir>/{DEFAULT_CACHE_DIR})")
-    group.addoption("--codesearch-f-beta", default=None, metavar="BETA",
-                    help="also score F-beta (metric f_beta) with this beta; 2 weighs recall higher")
-    group.addoption("--codesearch-bootstrap", default=None, metavar="N",
-                    help="bootstrap resamples of the 95%% confidence intervals (default 1000)")
-    group.addoption("--codesearch-timeout", default=None, metavar="SECONDS",
-                    help="budget of one retrieve() call: a slower answer is status 'timeout', scored 0")
-    group.addoption("--codesearch-index-timeout", default=None, metavar="SECONDS",
-                    help="budget of one initialize() call (default 600)")
-    group.addoption("--codesearch-retries", default=None, metavar="N",
-                    help="ask again, with backoff, up to N times when an agent raises (default 0)")
-    group.addoption("--codesearch-max-answer", default=None, metavar="N",
-                    help="entries of an answer that are scored; longer answers are cut (default 1000)")
-    group.addoption("--codesearch-shard", default=None, metavar="I/N",
-                    help="run the I-th of N deterministic, snapshot-balanced shards of the items (CI matrices)")
-    group.addoption("--codesearch-merge", nargs="+", default=None, metavar="DIR",
-                    help="merge the journals of these report directories (shards) into one report; runs no case")
-    group.addoption("--codesearch-warmup", default=None, metavar="N",
-                    help="untimed runs of each query before the timed ones (default 0)")
-    group.addoption("--codesearch-resume", action="store_true", default=None,
-                    help="reuse the completed cases of the last run (its journal), run only the rest")
-    group.addoption("--codesearch-isolate", default=None, metavar="LEVEL",
-                    help="where agents run: none (this process), process (a child process per agent: "
-                    "hard budgets, crashes contained), auto (process when --codesearch-timeout is set; default)")
-    group.addoption("--codesearch-config", default=None, metavar="FILE",
-                    help="YAML benchmark config: dataset, evaluation, agents, output (options override it)")
-    group.addoption("--codesearch-alpha", default=None, metavar="A",
-                    help="significance level of the paired tests between agents (default 0.05)")
-    group.addoption("--codesearch-generate", action="store_true", default=False,
-                    help="mine a git history into a gold set instead of running tests")
-    group.addoption("--codesearch-repo", default=None, metavar="PATH",
-                    help="with --codesearch-generate: the repository to mine (default: the current directory)")
-    group.addoption("--codesearch-rev", default=None, metavar="REV",
-                    help="with --codesearch-generate: mine the history reachable from REV (default HEAD)")
-    group.addoption("--codesearch-output", default=None, metavar="FILE",
-                    help="with --codesearch-generate: the gold set to write (default goldsets/<repo>.jsonl)")
-    parser.addini("codesearch_agent", type="linelist", default=[], help="agents to benchmark (as --codesearch-agent)")
-    parser.addini("codesearch_runs", default=str(DEFAULT_RUNS), help="timed runs of each retrieval")
-    parser.addini("codesearch_ks", default=",".join(map(str, DEFAULT_KS)), help="cut-offs for the @k metrics")
-    parser.addini("codesearch_report_dir", default=DEFAULT_REPORT_DIR, help="report directory")
-    parser.addini("codesearch_bootstrap", default=str(DEFAULT_BOOTSTRAP), help="bootstrap resamples")
-    parser.addini("codesearch_alpha", default=str(DEFAULT_ALPHA), help="significance level")
-    parser.addini("codesearch_config", default="", help="YAML benchmark config (relative to the rootdir)")
-    parser.addini("codesearch_cache_dir", default=DEFAULT_CACHE_DIR, help="snapshot cache directory")
+    for option in OPTIONS:
+        text = f"{option.help} (default: {option.default_text})".replace("`", "")
+        if option.flag:
+            kwargs: dict[str, Any] = {"action": option.action, "help": text.replace("%", "%%")}
+            if option.action != "store_true":
+                kwargs.update(default=[] if option.action == "append" else None, metavar=option.type.metavar)
+            if option.nargs:
+                kwargs["nargs"] = option.nargs
+            group.addoption(option.flag, **kwargs)
+        if option.ini:
+            if isinstance(option.type, Names):
+                parser.addini(option.ini, text, type="linelist", default=[])
+            else:
+                parser.addini(option.ini, text, type="string", default="")
 
 
 def pytest_cmdline_main(config: pytest.Config) -> int | None:
@@ -117,19 +62,20 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
     if config.getoption("codesearch_merge"):
         from pytest_codesearch.report.merge_command import run_merge
 
-        return run_merge([Path(p) for p in config.getoption("codesearch_merge")], _settings(config, _load_bench(config)))
+        settings, here = _settings(config)[0], config.invocation_params.dir
+        return run_merge([Path(_shown(p, here)) for p in settings.merge], settings)  # as given, for messages
     if not config.getoption("codesearch_generate"):
         return None
-    from pytest_codesearch.generation import run_generate
+    from pytest_codesearch.generate_command import run_generate
 
-    return run_generate(config)
+    settings, bench = _settings(config)
+    return run_generate(config, settings, None if bench is None else bench.filters)
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """Select the agents (exit 4 on an unknown name) and set up the run when any is selected."""
     config.addinivalue_line("markers", "codesearch: a pytest-codesearch benchmark case")
-    bench = _load_bench(config)
-    settings = _settings(config, bench)
+    settings, bench = _settings(config)
     if not settings.active:
         return
     registry = _registry(config, bench)
@@ -213,29 +159,42 @@ def _warn_about_worktrees(config: pytest.Config, items: list[pytest.Item]) -> No
         warnings.warn(WorktreeWarning(message), stacklevel=1)
 
 
-_OPTIONS = ("agent", "seed", "runs", "k", "ks", "report_dir", "cache_dir", "f_beta", "bootstrap", "alpha",
-            "timeout", "index_timeout", "isolate", "retries", "max_answer", "resume", "warmup", "shard", "config")
-_INI = ("agent", "runs", "ks", "report_dir", "cache_dir", "bootstrap", "alpha", "config")
-
-
-def _settings(config: pytest.Config, bench: BenchmarkConfig | None) -> Settings:
-    """Merge command line > YAML config > ini file > defaults into validated settings."""
-    cli = {_key(name): config.getoption(f"codesearch_{name}") for name in _OPTIONS}
-    ini = {_key(name): config.getini(f"codesearch_{name}") for name in _INI}
-    from_yaml: dict[str, object] = {}
-    if bench is not None:
-        from pytest_codesearch.config import config_settings
-
-        path = _config_path(config)
-        from_yaml = {**config_settings(bench, path), "config": str(path)}
+def _settings(config: pytest.Config) -> tuple[Settings, BenchFile | None]:
+    """Return the settings (command line > YAML file > ini file > defaults) and the YAML file, once per run."""
+    loaded = config.stash.get(LOADED, None)
+    if loaded is not None:
+        return loaded
+    here = config.invocation_params.dir
+    cli = {o.field: Given(config.getoption(o.dest), Origin(o.flag, here)) for o in OPTIONS if o.flag}
+    ini_file = _shown(config.inipath, here) if config.inipath else "ini file"
+    ini = {
+        o.field: Given(config.getini(o.ini), Origin(f"{ini_file}: {o.ini}", config.rootpath)) for o in OPTIONS if o.ini
+    }
     try:
-        return build_settings(first_given(cli, from_yaml, ini), config.invocation_params.dir, config.rootpath)
+        bench = _load_bench(_config_path([cli, ini]), here)
+        layers: list[Layer] = [cli, ini] if bench is None else [cli, bench.layer(), ini]
+        loaded = build_settings(layers, here, config.rootpath), bench
+        if loaded[0].active and loaded[0].headline:
+            _check_headline(loaded[0], winner(layers, "headline"))
     except SettingsError as exc:
         raise pytest.UsageError(str(exc)) from None
+    config.stash[LOADED] = loaded
+    return loaded
 
 
-def _key(option: str) -> str:
-    return "agents" if option == "agent" else option
+def _check_headline(settings: Settings, given: Given | None) -> None:
+    """Raise SettingsError, naming the source, when a headline name is no metric of this run."""
+    from pytest_codesearch.scoring.case import metric_names, optional_metric_names
+
+    known = (*metric_names(settings.ks, settings.f_beta is not None), *optional_metric_names(settings.ks))
+    if given is not None:
+        Names(known).parse(given.value, given.origin)
+
+
+def _config_path(layers: list[Layer]) -> Path | None:
+    """Return the YAML file the command line or the ini file names (relative to where it was given)."""
+    given = winner(layers, "config_path")
+    return None if given is None else PathValue().parse(given.value, given.origin)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -269,26 +228,27 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         unwatch_ctrl_c()
 
 
-def _config_path(config: pytest.Config) -> Path:
-    given = config.getoption("codesearch_config")
-    if given:
-        return config.invocation_params.dir / str(given)
-    return config.rootpath / str(config.getini("codesearch_config"))
+def _shown(path: Path, here: Path) -> str:
+    """Return ``path`` as errors show it: relative to the invocation directory when inside it."""
+    try:
+        return str(path.relative_to(here))
+    except ValueError:
+        return str(path)
 
 
-def _load_bench(config: pytest.Config) -> BenchmarkConfig | None:
-    """Return the YAML config when one is given; a bad one is a usage error naming file, line and key."""
-    if not (config.getoption("codesearch_config") or config.getini("codesearch_config")):
+def _load_bench(path: Path | None, here: Path) -> BenchFile | None:
+    """Return the YAML file when one is given; a bad one is a usage error naming file, line and key."""
+    if path is None:
         return None
-    from pytest_codesearch.config import ConfigError, load_config
+    from pytest_codesearch.benchfile import ConfigError, load_benchfile
 
     try:
-        return load_config(_config_path(config))
+        return load_benchfile(path, _shown(path, here))
     except ConfigError as exc:
         raise pytest.UsageError(str(exc)) from None
 
 
-def _registry(config: pytest.Config, bench: BenchmarkConfig | None) -> AgentRegistry:
+def _registry(config: pytest.Config, bench: BenchFile | None) -> AgentRegistry:
     from pytest_codesearch.agents import builtin
 
     registry = AgentRegistry()
@@ -300,10 +260,10 @@ def _registry(config: pytest.Config, bench: BenchmarkConfig | None) -> AgentRegi
                 registry.add(spec)
     specs, errors = entry_point_specs()
     if bench is not None:
-        from pytest_codesearch.config import ConfigError, config_agent_specs
+        from pytest_codesearch.benchfile import ConfigError, config_agent_specs
 
         try:
-            specs += config_agent_specs(bench, str(_config_path(config)))
+            specs += config_agent_specs(bench, bench.shown)
         except ConfigError as exc:
             raise pytest.UsageError(str(exc)) from None
     for spec in specs:
@@ -356,9 +316,42 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     return lines + ([f"codesearch: {note}"] if note else [])
 
 
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    """Say how to benchmark when gold sets were collected or named but no agent was selected."""
+    if STATE in config.stash:
+        return
+    here = config.invocation_params.dir
+    named = sum(_mentions_cases(here / arg.split("::")[0]) for arg in config.args)
+    seen = max(config.stash.get(GOLDSETS_SEEN, 0), named)
+    if seen:
+        files = "1 gold-set file" if seen == 1 else f"{seen} gold-set files"
+        terminalreporter.write_line(
+            f"codesearch: {files} found but no agent selected, so nothing was benchmarked; "
+            "choose one with --codesearch-agent=bm25 (or keyword, oracle, random, all)"
+        )
+
+
+def _mentions_cases(path: Path) -> bool:
+    """Return True when ``path`` is a .json/.jsonl file whose first 4 KB look like gold-set cases.
+
+    A cheap sniff for the hint above: it must not import the library (pydantic) in a run without agents.
+    """
+    if path.suffix not in (".json", ".jsonl"):
+        return False
+    try:
+        with path.open("rb") as stream:
+            head = stream.read(4096)
+    except OSError:
+        return False
+    swebench = b'"instance_id"' in head and b'"base_commit"' in head
+    return b'"ground_truth_files"' in head or b'"test_cases"' in head or swebench
+
+
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> GoldsetFile | None:
     """Collect gold sets of any known shape when an agent is selected; other files are left alone."""
     if STATE not in parent.config.stash:
+        if _mentions_cases(file_path):  # counted for the hint at the end of a run without agents
+            parent.config.stash[GOLDSETS_SEEN] = parent.config.stash.get(GOLDSETS_SEEN, 0) + 1
         return None
     from pytest_codesearch.goldset.formats import reader_for
     from pytest_codesearch.items import GoldsetFile

@@ -14,7 +14,7 @@ from gitrepo import GITLINK, SYMLINK, Entry, branch, commit, init_repo, signatur
 
 from pytest_codesearch.goldset.io import case_to_json, load_goldset
 from pytest_codesearch.goldset.model import TestCase
-from pytest_codesearch.mining.config import FilterConfig
+from pytest_codesearch.mining.filters import FilterConfig
 from pytest_codesearch.mining.generate import MiningStats, ProgressEvent, format_stats, generate_goldset
 from pytest_codesearch.mining.miner import DROP_REASONS, MinedCommit
 

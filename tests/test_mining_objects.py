@@ -10,7 +10,7 @@ import pygit2
 import pytest
 from gitrepo import commit, init_repo
 
-from pytest_codesearch.mining.config import FilterConfig
+from pytest_codesearch.mining.filters import FilterConfig
 from pytest_codesearch.mining.generate import generate_goldset
 from pytest_codesearch.mining.objects import BlobReader, ObjectReader, _objects_directory, fast_reads
 

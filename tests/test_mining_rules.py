@@ -19,7 +19,7 @@ from pytest_codesearch.mining.classify import (
     looks_binary,
     same_ignoring_whitespace,
 )
-from pytest_codesearch.mining.config import DEFAULT_EXCLUDE, FilterConfig
+from pytest_codesearch.mining.filters import DEFAULT_EXCLUDE, FilterConfig
 
 DEFAULTS = PathFilter(DEFAULT_EXCLUDE)
 

@@ -11,7 +11,7 @@ import pytest
 from gitrepo import commit, init_repo
 
 from pytest_codesearch.goldset.io import load_goldset
-from pytest_codesearch.mining.config import FilterConfig
+from pytest_codesearch.mining.filters import FilterConfig
 from pytest_codesearch.mining.generate import generate_goldset
 from pytest_codesearch.mining.shares import Share, new_plan, publish_plan, split_points
 

@@ -9,7 +9,7 @@ import pygit2
 import pytest
 from gitrepo import GITLINK, SYMLINK, Entry, commit, init_repo, raw_tree
 
-from pytest_codesearch.mining.config import FilterConfig
+from pytest_codesearch.mining.filters import FilterConfig
 from pytest_codesearch.mining.generate import generate_goldset
 from pytest_codesearch.mining.walk import (
     REGULAR,

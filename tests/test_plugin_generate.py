@@ -117,7 +117,10 @@ def test_yaml_values_are_not_coerced(pytester: pytest.Pytester) -> None:
     (pytester.path / "bench.yaml").write_text("evaluation:\n  runs: '3'\n  randomize: yes\n")
     result = pytester.runpytest("--codesearch-config=bench.yaml", "--codesearch-agent=oracle")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*bench.yaml:2: evaluation.runs: Input should be a valid integer*"])
+    result.stderr.fnmatch_lines([
+        "ERROR: bench.yaml:2: evaluation.runs: expected an integer, got '3'",
+        "bench.yaml:3: evaluation.randomize: expected true or false, got 'yes'",
+    ])
 
 
 def test_command_line_overrides_yaml(pytester: pytest.Pytester) -> None:

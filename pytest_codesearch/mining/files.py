@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import pygit2
 
 from pytest_codesearch.mining.classify import PathFilter, is_source_path, looks_binary, same_ignoring_whitespace
-from pytest_codesearch.mining.config import FilterConfig
+from pytest_codesearch.mining.filters import FilterConfig
 from pytest_codesearch.mining.objects import BlobReader, ObjectReader
 from pytest_codesearch.mining.treediff import GITLINK, SYMLINK, TYPE_MASK, Change, TreeDiffer
 from pytest_codesearch.mining.walk import decode_path, find_renames, is_regular

@@ -16,7 +16,7 @@ from pathlib import Path
 import pygit2
 
 from pytest_codesearch.goldset.model import GoldSetMetadata
-from pytest_codesearch.mining.config import FilterConfig
+from pytest_codesearch.mining.filters import FilterConfig
 from pytest_codesearch.mining.miner import SHORT_HASH, Counts, MinedCommit, Miner, Transform
 from pytest_codesearch.mining.objects import fast_reads
 from pytest_codesearch.mining.output import GoldsetWriter

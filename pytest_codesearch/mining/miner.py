@@ -18,7 +18,7 @@ from typing import Any
 import pygit2
 
 from pytest_codesearch.mining.classify import RuleSet, bot_matcher, classify_kind, complexity
-from pytest_codesearch.mining.config import FilterConfig
+from pytest_codesearch.mining.filters import FilterConfig
 from pytest_codesearch.mining.files import CommitFiles, FileSorter
 from pytest_codesearch.mining.objects import ObjectReader
 from pytest_codesearch.mining.query import decode_message, leaked_path, query_from_parts, split_message, word_count

@@ -25,7 +25,7 @@ from typing import Any
 
 import pygit2
 
-from pytest_codesearch.mining.config import FilterConfig
+from pytest_codesearch.mining.filters import FilterConfig
 from pytest_codesearch.mining.miner import DUPLICATE, Counts, Miner
 from pytest_codesearch.mining.objects import fast_reads
 from pytest_codesearch.mining.output import GoldsetWriter

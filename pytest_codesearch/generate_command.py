@@ -8,29 +8,26 @@ from typing import Any, TextIO
 
 import pytest
 
-from pytest_codesearch.config import BenchmarkConfig, ConfigError, DatasetConfig, load_config
-from pytest_codesearch.mining.config import FilterConfig
+from pytest_codesearch.mining.filters import FilterConfig
 from pytest_codesearch.mining.generate import MiningError, MiningStats, format_stats, generate_goldset
 from pytest_codesearch.mining.progress import ProgressEvent
+from pytest_codesearch.settings import Settings
 
-_PLACEMENT_KEYS = {"repository", "rev", "output"}
 
+def run_generate(config: pytest.Config, settings: Settings, filters: FilterConfig | None) -> int:
+    """Mine the history the settings name, with the YAML file's filters; print progress and the kept/dropped table.
 
-def run_generate(config: pytest.Config) -> int:
-    """Mine the history the options and the YAML config name; print progress and the kept/dropped table."""
+    ``settings.repo`` (default: the invocation directory), ``settings.rev`` and ``settings.output`` (default
+    ``goldsets/<name>.jsonl``, the name being ``settings.name`` or the repository's folder name).
+    """
     here = config.invocation_params.dir
-    bench, config_dir = _bench(config, here)
-    dataset = bench.dataset
-    repo = _pick(config.getoption("codesearch_repo"), here, dataset.repository, config_dir) or here
-    rev = config.getoption("codesearch_rev") or dataset.rev or "HEAD"
-    output = _pick(config.getoption("codesearch_output"), here, dataset.output, config_dir)
-    if output is None:
-        output = here / "goldsets" / f"{repo.resolve().name}.jsonl"
-    filters = FilterConfig.model_validate(dataset.model_dump(exclude=_PLACEMENT_KEYS))
+    repo = settings.repo or here
+    output = settings.output or here / "goldsets" / f"{settings.name or repo.resolve().name}.jsonl"
     printer = ProgressPrinter(sys.stdout)
     try:
         stats = generate_goldset(
-            repo, output, filters, rev=rev, transform=_hook_transform(config), progress=printer
+            repo, output, filters or FilterConfig(), rev=settings.rev, transform=_hook_transform(config),
+            progress=printer,
         )
     except MiningError as exc:
         printer.finish()
@@ -38,26 +35,6 @@ def run_generate(config: pytest.Config) -> int:
     printer.finish()
     sys.stdout.write(format_stats(stats) + "\n" + _next_step(stats, here) + "\n")
     return 0
-
-
-def _bench(config: pytest.Config, here: Path) -> tuple[BenchmarkConfig, Path]:
-    given = config.getoption("codesearch_config")
-    if not given:
-        return BenchmarkConfig(dataset=DatasetConfig()), here
-    path = here / str(given)
-    try:
-        return load_config(path), path.parent
-    except ConfigError as exc:
-        raise pytest.UsageError(str(exc)) from None
-
-
-def _pick(option: str | None, here: Path, from_config: str | None, config_dir: Path) -> Path | None:
-    """Return the option (relative to the invocation directory) or else the config's value (relative to it)."""
-    if option:
-        return here / option
-    if from_config:
-        return config_dir / from_config
-    return None
 
 
 def _hook_transform(config: pytest.Config) -> Any:

@@ -1,0 +1,207 @@
+"""The option table: every setting once, as command-line flag, ini key and YAML key, with type and default.
+
+The plugin registers the flags and ini keys from it, the YAML loader checks the file against it, the merge
+(command line > YAML file > ini file > default) reads it, and the options tables in ``docs/`` are generated
+from it (``python -m pytest_codesearch.options`` rewrites them). Adding an option is one row here, one
+field of ``Settings`` and its test.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pytest_codesearch.optiontypes import (
+    Boolean,
+    Choice,
+    Cutoffs,
+    Integer,
+    Names,
+    Number,
+    PathList,
+    PathValue,
+    Shard,
+    Text,
+    ValueType,
+)
+from pytest_codesearch.report.formats import REPORT_FORMATS as _FORMAT_REGISTRY
+
+DEFAULT_RUNS = 3
+DEFAULT_KS = (1, 5, 10)
+DEFAULT_REPORT_DIR = "codesearch-report"
+DEFAULT_CACHE_DIR = ".codesearch"
+DEFAULT_BOOTSTRAP = 1000
+DEFAULT_ALPHA = 0.05
+DEFAULT_INDEX_TIMEOUT = 600.0
+REPORT_FORMATS = tuple(_FORMAT_REGISTRY)
+"""Every report format's name, from the report-format registry."""
+
+Action = Literal["store", "append", "store_true"]
+
+
+@dataclass(frozen=True)
+class Option:
+    """One setting: the ``Settings`` field it fills and the places a user can give it."""
+
+    field: str
+    """The ``Settings`` attribute."""
+    type: ValueType
+    default: object
+    """The value when no source gives one (text for paths: relative to ``default_base``)."""
+    help: str
+    flag: str | None = None
+    ini: str | None = None
+    yaml: str | None = None
+    """``section.key`` in the YAML benchmark file."""
+    shown_default: str | None = None
+    """The default as the docs and ``--help`` show it, when ``default`` itself does not say it well."""
+    action: Action = "store"
+    nargs: Literal["+"] | None = None
+    """``"+"``: the flag takes one or more values (``--codesearch-merge a b``)."""
+    default_base: Literal["invocation", "rootdir"] = "invocation"
+    """For paths: the folder a relative default is taken from."""
+
+    @property
+    def dest(self) -> str:
+        """Return the attribute name pytest stores the flag under (``--codesearch-f-beta``: ``codesearch_f_beta``)."""
+        return (self.flag or "").lstrip("-").replace("-", "_")
+
+    @property
+    def default_text(self) -> str:
+        """Return the default as the docs show it (Markdown: literal values in backticks)."""
+        if self.shown_default is not None:
+            return self.shown_default
+        value = self.default
+        if value is None or value == ():
+            return "none"
+        if isinstance(value, bool):
+            return f"`{str(value).lower()}`"
+        if isinstance(value, tuple):
+            return f"`{','.join(map(str, value))}`"
+        return f"`{value:g}`" if isinstance(value, float) else f"`{value}`"
+
+
+OPTIONS: tuple[Option, ...] = (
+    Option("agents", Names(metavar="NAME"), (), "agents to benchmark (repeatable; space or comma lists; 'all'); "
+           "without one the plugin does nothing", flag="--codesearch-agent", ini="codesearch_agent",
+           action="append"),
+    Option("seed", Integer(minimum=0, metavar="INT"), None, "seed of the run order and of the random agent; "
+           "printed in the header and saved in the report", flag="--codesearch-seed", yaml="evaluation.seed",
+           shown_default="random"),
+    Option("runs", Integer(), DEFAULT_RUNS, "timed runs of each retrieval; latency is their median",
+           flag="--codesearch-runs", ini="codesearch_runs", yaml="evaluation.runs"),
+    Option("k", Integer(metavar="K"), None, "score precision, recall, f1 and f1_partial over the top K only",
+           flag="--codesearch-k", yaml="evaluation.k", shown_default="whole answer"),
+    Option("ks", Cutoffs(), DEFAULT_KS, "cut-offs of the @k metrics (precision@k, recall@k, hit@k, ndcg@k)",
+           flag="--codesearch-ks", ini="codesearch_ks", yaml="evaluation.ks"),
+    Option("randomize", Boolean(), True, "shuffle the run order; false keeps the gold-set order",
+           yaml="evaluation.randomize"),
+    Option("timeout", Number(metavar="SECONDS"), None, "budget of one `retrieve()` call: a slower answer is "
+           "status `timeout`, scored 0", flag="--codesearch-timeout", ini="codesearch_timeout",
+           yaml="evaluation.timeout"),
+    Option("index_timeout", Number(metavar="SECONDS"), DEFAULT_INDEX_TIMEOUT, "budget of one `initialize()` call "
+           "(indexing a snapshot); over it, every case of that snapshot is `timeout` for that agent",
+           flag="--codesearch-index-timeout", ini="codesearch_index_timeout", yaml="evaluation.index_timeout"),
+    Option("isolate", Choice(("auto", "none", "process"), metavar="LEVEL"), "auto", "where agents run: none (this "
+           "process), process (a child process per agent: hard budgets, crashes contained), auto (process when "
+           "--codesearch-timeout is set)", flag="--codesearch-isolate"),
+    Option("retries", Integer(minimum=0), 0, "ask again, with backoff, up to N times when an agent raises",
+           flag="--codesearch-retries"),
+    Option("max_answer", Integer(), 1000, "entries of an answer that are scored; longer answers are cut",
+           flag="--codesearch-max-answer"),
+    Option("warmup", Integer(minimum=0), 0, "untimed runs of each query before the timed ones",
+           flag="--codesearch-warmup"),
+    Option("shard", Shard(), None, "run the I-th of N deterministic, snapshot-balanced shards of the items "
+           "(CI matrices; see docs/sharding.md)", flag="--codesearch-shard", shown_default="all items"),
+    Option("merge", PathList(metavar="DIR"), (), "merge the journals of these report directories (shards) into "
+           "one report; runs no case", flag="--codesearch-merge", nargs="+", shown_default="off"),
+    Option("resume", Boolean(), False, "reuse the completed cases of the last run (its journal), run only the "
+           "rest", flag="--codesearch-resume", action="store_true", shown_default="off"),
+    Option("f_beta", Number(metavar="BETA"), None, "also score f_beta with this beta; 2 weighs recall higher",
+           flag="--codesearch-f-beta", yaml="evaluation.f_beta", shown_default="off"),
+    Option("bootstrap", Integer(minimum=100), DEFAULT_BOOTSTRAP, "bootstrap resamples of the 95% intervals",
+           flag="--codesearch-bootstrap", ini="codesearch_bootstrap", yaml="evaluation.bootstrap"),
+    Option("alpha", Number(0.0, 1.0, metavar="A"), DEFAULT_ALPHA, "significance level of the paired tests "
+           "between agents (Holm-corrected)", flag="--codesearch-alpha", ini="codesearch_alpha",
+           yaml="evaluation.alpha"),
+    Option("report_dir", PathValue(metavar="DIR"), DEFAULT_REPORT_DIR, "where the report files go",
+           flag="--codesearch-report-dir", ini="codesearch_report_dir", yaml="output.directory"),
+    Option("formats", Names(REPORT_FORMATS), REPORT_FORMATS, "report files to write",
+           yaml="output.formats"),
+    Option("headline", Names(metavar="METRICS"), (), "metrics shown as the headline of the summary (names of "
+           "this run's metrics)",
+           flag="--codesearch-headline", ini="codesearch_headline", yaml="output.headline",
+           shown_default="automatic"),
+    Option("cache_dir", PathValue(metavar="DIR"), DEFAULT_CACHE_DIR, "where repository snapshots are kept",
+           flag="--codesearch-cache-dir", ini="codesearch_cache_dir", default_base="rootdir",
+           shown_default=f"`<rootdir>/{DEFAULT_CACHE_DIR}`"),
+    Option("config_path", PathValue(metavar="FILE"), None, "the YAML benchmark file (see docs/config.md)",
+           flag="--codesearch-config", ini="codesearch_config"),
+    Option("generate", Boolean(), False, "mine a git history into a gold set instead of running tests",
+           flag="--codesearch-generate", action="store_true", shown_default="off"),
+    Option("repo", PathValue(), None, "with --codesearch-generate: the repository to mine",
+           flag="--codesearch-repo", yaml="dataset.repository", shown_default="the current directory"),
+    Option("rev", Text(metavar="REV"), "HEAD", "with --codesearch-generate: mine the history reachable from REV",
+           flag="--codesearch-rev", yaml="dataset.rev"),
+    Option("output", PathValue(metavar="FILE"), None, "with --codesearch-generate: the gold set to write",
+           flag="--codesearch-output", yaml="dataset.output", shown_default="`goldsets/<name>.jsonl`"),
+    Option("name", Text(metavar="NAME"), None, "with --codesearch-generate: the gold set's name",
+           flag="--codesearch-name", yaml="dataset.name", shown_default="the repository's folder name"),
+)  # fmt: skip
+
+BY_YAML = {option.yaml: option for option in OPTIONS if option.yaml}
+
+
+def options_markdown() -> str:
+    """Return the options table of ``docs/getting-started.md``: flag, ini key, YAML key, default, meaning."""
+    rows = ["| option | ini key | YAML key | default | meaning |", "|---|---|---|---|---|"]
+    for option in OPTIONS:
+        flag = f"`{option.flag}`" if option.flag and option.action == "store_true" else (
+            f"`{option.flag} {option.type.metavar}`" if option.flag else "")
+        cells = [flag, _code(option.ini), _code(option.yaml), option.default_text, _cell(option.help)]
+        rows.append(f"| {' | '.join(cells)} |")
+    return "\n".join(rows)
+
+
+def yaml_markdown() -> str:
+    """Return the key table of ``docs/config.md``: YAML key, the same on the command line and ini, default."""
+    rows = ["| YAML key | option | ini key | default | meaning |", "|---|---|---|---|---|"]
+    for option in sorted((o for o in OPTIONS if o.yaml), key=lambda o: _SECTIONS.index(str(o.yaml).split(".")[0])):
+        rows.append(f"| `{option.yaml}` | {_code(option.flag)} | {_code(option.ini)} | {option.default_text} | "
+                    f"{_cell(option.help)} |")
+    return "\n".join(rows)
+
+
+_SECTIONS = ("dataset", "evaluation", "output")
+_MARKED = re.compile(r"(<!-- (options|yaml-keys) table: generated[^\n]*-->\n)(?:.*?\n)??(<!-- end -->)", re.DOTALL)
+DOCS = ("docs/getting-started.md", "docs/config.md")
+
+
+def _code(text: str | None) -> str:
+    return f"`{text}`" if text else ""
+
+
+def _cell(text: str) -> str:
+    """Return ``text`` safe in a Markdown table cell: pipes escaped, on one line."""
+    return " ".join(text.replace("|", "\\|").split())
+
+
+def render_docs(text: str) -> str:
+    """Return ``text`` with every generated table (between its markers) rewritten from the option table."""
+    tables = {"options": options_markdown(), "yaml-keys": yaml_markdown()}
+    return _MARKED.sub(lambda m: m.group(1) + tables[m.group(2)] + "\n" + m.group(3), text)
+
+
+def main(root: Path) -> int:
+    """Rewrite the generated tables of the docs under ``root``; return 0."""
+    for name in DOCS:
+        path = root / name
+        path.write_text(render_docs(path.read_text(encoding="utf-8")), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(Path(sys.argv[1]) if len(sys.argv) > 1 else Path.cwd()))
