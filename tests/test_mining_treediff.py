@@ -117,8 +117,12 @@ def test_random_tree_pairs_give_the_same_changes_both_ways(tmp_path: Path) -> No
         return changed
 
     shortcuts = 0
+    shared = _Spy(repo)  # one differ for every pair: trees are split like the last one at their path
     for _ in range(300):
         old = tree(2)
         new = mutate(old, 2)
-        shortcuts += _both(repo, raw_tree(repo, old), raw_tree(repo, new))[1]
+        old_id, new_id = raw_tree(repo, old), raw_tree(repo, new)
+        shortcuts += _both(repo, old_id, new_id)[1]
+        assert shared.diff(old_id.raw, new_id.raw) == _SetsOnly(repo).diff(old_id.raw, new_id.raw)
     assert shortcuts > 100  # the shortcut was taken often, and agreed every time
+    assert shared.shortcuts > 100

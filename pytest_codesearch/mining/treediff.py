@@ -33,6 +33,8 @@ GITLINK = 0o160000
 
 _ENTRY = re.compile(rb"\d+ [^\0]*\0.{20}", re.S)
 _TREE_CACHE_SIZE = 512
+_RELATIVE_LIMIT = 64
+"""Differing entries past which a tree is split whole rather than like a relative (``_split_like_last``)."""
 
 
 class Change(NamedTuple):
@@ -67,6 +69,8 @@ class TreeDiffer:
     def __init__(self, repo: pygit2.Repository, objects: ObjectReader | None = None) -> None:
         self._read = (objects or ObjectReader(repo)).tree
         self._cache: dict[bytes, _Tree] = {}
+        self._last: dict[bytes, _Tree] = {}
+        """The last tree split at each directory path: a close relative of the next tree read there."""
 
     def diff(self, old_tree: bytes | None, new_tree: bytes) -> list[Change]:
         """Return the paths that differ between two trees (raw ids; ``None`` is the empty tree), sorted.
@@ -92,13 +96,29 @@ class TreeDiffer:
 
     def _diff(self, old_tree: bytes, new_tree: bytes, prefix: bytes, changes: list[Change]) -> None:
         old, new = self._tree(old_tree), self._tree(new_tree)
-        found: tuple[Set[bytes], Set[bytes]] | None = self._changed_entries(old, new)
+        if not old.ends and not new.ends:
+            self._split_like_last(new, prefix)
+        found: tuple[Set[bytes], Set[bytes]] | None = self._changed_entries(old, new, prefix)
         if found is None:
             old_entries, new_entries = _entries(old), _entries(new)
             found = (old_entries - new_entries, new_entries - old_entries)
         self._pair(found[0], found[1], prefix, changes)
 
-    def _changed_entries(self, old: _Tree, new: _Tree) -> tuple[set[bytes], set[bytes]] | None:
+    def _split_like_last(self, tree: _Tree, path: bytes) -> None:
+        """Find where the entries of ``tree`` end from the last tree split at ``path``, when they differ little.
+
+        Walking by commit time, the first tree of a branch (the side of a merge) has no known ends; the
+        directory at the same path in a recent commit is nearly the same, so splitting only where the two
+        differ is cheaper than splitting the whole tree.
+        """
+        last = self._last.get(path)
+        if last is None or not last.ends:
+            return
+        region = _region(last.raw, tree.raw, last.ends, _RELATIVE_LIMIT)
+        if region is not None:
+            tree.ends = region[2]
+
+    def _changed_entries(self, old: _Tree, new: _Tree, prefix: bytes = b"") -> tuple[set[bytes], set[bytes]] | None:
         """Return (entries only in ``old``, entries only in ``new``) from the region where the raw trees differ.
 
         Returns None when that cannot be told without splitting both trees: neither splits cleanly, or an
@@ -109,6 +129,9 @@ class TreeDiffer:
         known = _cleanly_split(new, old)
         if known is None:
             return None
+        if len(self._last) >= _TREE_CACHE_SIZE:
+            self._last.clear()
+        self._last[prefix] = known
         other = old if known is new else new
         region = _region(known.raw, other.raw, known.ends or ())
         if region is None:
@@ -174,7 +197,7 @@ def _cleanly_split(*trees: _Tree) -> _Tree | None:
 
 
 def _region(
-    known: bytes, other: bytes, ends: tuple[int, ...]
+    known: bytes, other: bytes, ends: tuple[int, ...], limit: int | None = None
 ) -> tuple[list[bytes], list[bytes], tuple[int, ...]] | None:
     """Return the entries of two raw trees that are not in a run of bytes both share, and ``other``'s ends.
 
@@ -182,7 +205,7 @@ def _region(
     a run of equal bytes is skipped in one comparison up to the last entry boundary inside it; where they
     differ, the entry that sorts first (or both, for one name) is set apart and read past. The skipped
     entries are the same in both trees, so the entries set apart hold every difference. None when
-    ``other`` does not split cleanly where it is read.
+    ``other`` does not split cleanly where it is read, or when more than ``limit`` entries differ.
     """
     known_part: list[bytes] = []
     other_part: list[bytes] = []
@@ -203,6 +226,8 @@ def _region(
         if match is None and there < len(other):
             return None
         theirs = None if match is None else match.group()
+        if limit is not None and len(known_part) + len(other_part) > limit:
+            return None
         order = _order(mine, theirs)
         if order <= 0 and mine is not None:
             known_part.append(mine)
