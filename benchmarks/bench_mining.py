@@ -14,12 +14,19 @@ few milliseconds). It prints the ratio, and the miner's peak memory for a quarte
 history. Run it from the repository root::
 
     python benchmarks/bench_mining.py [--commits 10000] [--files 2000] [--repeat 3] [--workers N]
+
+Given a repository path instead, it mines that real history (all of it, from HEAD) and times
+``git log --no-merges --name-status -M`` on it in the same run, the best of ``--repeat`` each, with CPU
+time and peak RSS of both, and the miner's RSS (one process) at 25%, 50% and 100% of the walk::
+
+    python benchmarks/bench_mining.py ~/mirrors/git.git [--repeat 3] [--workers N]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import resource
 import shutil
@@ -214,27 +221,40 @@ def build_repo(path: Path, commits: int, files: int, seed: int) -> Path:
 
 def time_git(repo: Path) -> float:
     """Return the seconds ``git log --no-merges --name-status -M`` takes over the whole history."""
+    return _timed(["git", "-C", str(repo), "log", "--no-merges", "--name-status", "-M"])[0]
+
+
+def _timed(args: list[str]) -> tuple[float, float, float]:
+    """Run ``args`` (output discarded); return its wall seconds, CPU seconds and peak RSS in MiB."""
     started = time.perf_counter()
-    subprocess.run(
-        ["git", "-C", str(repo), "log", "--no-merges", "--name-status", "-M"],
-        check=True, stdout=subprocess.DEVNULL,
-    )  # fmt: skip
-    return time.perf_counter() - started
+    process = subprocess.Popen(args, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - started
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode:
+        raise subprocess.CalledProcessError(process.returncode, args)
+    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
-def _git_commit_count(repo: Path) -> int:
-    """Return how many commits ``git log --no-merges`` lists (not timed)."""
+def _git_commit_count(repo: Path, merges: bool = False) -> int:
+    """Return how many commits ``git log --no-merges`` lists, or with ``merges`` all of them (not timed)."""
     done = subprocess.run(
-        ["git", "-C", str(repo), "rev-list", "--count", "--no-merges", "HEAD"],
+        ["git", "-C", str(repo), "rev-list", "--count", *([] if merges else ["--no-merges"]), "HEAD"],
         check=True, capture_output=True, text=True,
     )  # fmt: skip
     return int(done.stdout)
 
 
-def mine_once(repo: Path, max_commits: int | None, trace: bool, workers: int | None) -> dict[str, float]:
-    """Mine in this process; return seconds, counts and memory (peak RSS growth, Python heap peak)."""
+def mine_once(
+    repo: Path, max_commits: int | None, trace: bool, workers: int | None, total: int = 0
+) -> dict[str, float]:
+    """Mine in this process; return seconds, counts and memory (peak RSS growth, Python heap peak).
+
+    With ``total`` (the commits the walk will meet), also the RSS when a quarter, half and all of them
+    were walked (``rss_25``, ``rss_50``, ``rss_100``, MiB; one process only sees its own).
+    """
     from pytest_codesearch.mining.config import FilterConfig
-    from pytest_codesearch.mining.generate import generate_goldset
+    from pytest_codesearch.mining.generate import ProgressEvent, generate_goldset
 
     output = Path(tempfile.mkdtemp()) / "mined.jsonl"
     config = FilterConfig(max_commits=max_commits)
@@ -242,14 +262,21 @@ def mine_once(repo: Path, max_commits: int | None, trace: bool, workers: int | N
     if trace:
         tracemalloc.start()
     started = time.perf_counter()
-    stats = generate_goldset(repo, output, config, workers=workers)
+    marks: dict[str, float] = {}
+
+    def progress(event: ProgressEvent) -> None:
+        for share in (25, 50, 100):
+            if f"rss_{share}" not in marks and (event.walked * 100 >= total * share or event.done):
+                marks[f"rss_{share}"] = _proc_status().get("VmRSS", 0.0) / 1024
+
+    stats = generate_goldset(repo, output, config, workers=workers, progress=progress if total else None)
     seconds = time.perf_counter() - started
     peak_heap = tracemalloc.get_traced_memory()[1] if trace else 0
     grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - baseline
     shutil.rmtree(output.parent)
     merges = stats.dropped.get("merge commit", 0)
     return {"seconds": seconds, "walked": stats.walked, "merges": merges, "kept": stats.kept, "workers": stats.workers,
-            "rss_growth_kib": grown, "heap_peak_kib": peak_heap / 1024, **_proc_status()}  # fmt: skip
+            "rss_growth_kib": grown, "heap_peak_kib": peak_heap / 1024, **_proc_status(), **marks}  # fmt: skip
 
 
 def _proc_status() -> dict[str, float]:
@@ -258,22 +285,49 @@ def _proc_status() -> dict[str, float]:
     if not status.is_file():
         return {}
     fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
-    return {key: float(fields[key].split()[0]) for key in ("RssAnon", "RssFile") if key in fields}
+    return {key: float(fields[key].split()[0]) for key in ("VmRSS", "RssAnon", "RssFile") if key in fields}
 
 
-def mine_in_child(repo: Path, max_commits: int | None, trace: bool, workers: int | None) -> dict[str, float]:
-    """Run ``mine_once`` in a fresh interpreter, so caches and peak RSS start from nothing."""
+def mine_in_child(
+    repo: Path, max_commits: int | None, trace: bool, workers: int | None, total: int = 0
+) -> dict[str, float]:
+    """Run ``mine_once`` in a fresh interpreter, so caches and peak RSS start from nothing; add its CPU time."""
     args = [sys.executable, __file__, "--child", str(repo), "--max-commits", str(max_commits or 0)]
     args += ["--trace"] if trace else []
     args += ["--workers", str(workers)] if workers is not None else []
+    args += ["--total", str(total)] if total else []
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(args, check=True, capture_output=True, text=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    result["cpu"] = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     return result
+
+
+def bench_real(repo: Path, repeat: int, workers: int | None) -> None:
+    """Time git log and the miner on a real history, best of ``repeat`` each, interleaved; print the figures."""
+    listed, total = _git_commit_count(repo), _git_commit_count(repo, merges=True)
+    print(f"repository: {repo} ({total:,} commits from HEAD, {listed:,} without merges)")
+    git_runs, ours = [], []
+    for _ in range(max(repeat, 1)):
+        git_runs.append(_timed(["git", "-C", str(repo), "log", "--no-merges", "--name-status", "-M"]))
+        ours.append(mine_in_child(repo, None, False, workers))
+    git_s, git_cpu, git_rss = min(git_runs)
+    best = min(ours, key=lambda run: run["seconds"])
+    print(f"git log --no-merges --name-status -M: {git_s:.2f} s (CPU {git_cpu:.2f} s, peak RSS {git_rss:.0f} MiB)")
+    print(f"miner, {best['workers']:.0f} process(es): {best['seconds']:.2f} s (CPU {best['cpu']:.2f} s), "
+          f"{best['walked']:,.0f} commits, {best['kept']:,.0f} cases: {best['seconds'] / git_s:.2f}x git wall, "
+          f"{best['cpu'] / git_cpu:.2f}x git CPU (target <= 4x)")  # fmt: skip
+    memory = mine_in_child(repo, None, False, 1, total)  # one process: its RSS is all of it
+    marks = ", ".join(f"{share}% {memory.get(f'rss_{share}', 0):.0f} MiB" for share in (25, 50, 100))
+    print(f"miner RSS, one process, at {marks} of the walk (mapped pack files included, as in git's figure; "
+          f"anonymous at the end {memory.get('RssAnon', 0) / 1024:.0f} MiB)")
 
 
 def main() -> None:
     """Build or reuse the repository, time git and the miner, print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("repository", type=Path, nargs="?", help="a real repository to mine (default: synthetic)")
     parser.add_argument("--commits", type=int, default=10_000)
     parser.add_argument("--files", type=int, default=2_000)
     parser.add_argument("--seed", type=int, default=0)
@@ -282,9 +336,13 @@ def main() -> None:
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--max-commits", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--trace", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--total", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(mine_once(args.child, args.max_commits or None, args.trace, args.workers)))
+        print(json.dumps(mine_once(args.child, args.max_commits or None, args.trace, args.workers, args.total)))
+        return
+    if args.repository:
+        bench_real(args.repository.absolute(), args.repeat, args.workers)
         return
     cache = Path(tempfile.gettempdir()) / "pytest-codesearch-bench"
     started = time.perf_counter()
