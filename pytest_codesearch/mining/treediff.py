@@ -33,7 +33,7 @@ GITLINK = 0o160000
 
 _ENTRY = re.compile(rb"\d+ [^\0]*\0.{20}", re.S)
 _TREE_CACHE_SIZE = 512
-_RELATIVE_LIMIT = 64
+_RELATIVE_LIMIT = 8
 """Differing entries past which a tree is split whole rather than like a relative (``_split_like_last``)."""
 
 
