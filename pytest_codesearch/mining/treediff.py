@@ -133,7 +133,7 @@ class TreeDiffer:
             self._last.clear()
         self._last[prefix] = known
         other = old if known is new else new
-        region = _region(known.raw, other.raw, known.ends or ())
+        region = _one_id(known.raw, other.raw, known.ends or ()) or _region(known.raw, other.raw, known.ends or ())
         if region is None:
             return None
         known_part, other_part, other_ends = region
@@ -194,6 +194,24 @@ def _cleanly_split(*trees: _Tree) -> _Tree | None:
         if tree.ends is None and _parse(tree)[1]:
             return tree
     return None
+
+
+def _one_id(
+    known: bytes, other: bytes, ends: tuple[int, ...]
+) -> tuple[list[bytes], list[bytes], tuple[int, ...]] | None:
+    """Return ``_region``'s answer when the trees differ inside one entry's object id alone, else None.
+
+    The common case (a file or folder changed, nothing added or removed), settled without the general loop.
+    """
+    if len(known) != len(other):
+        return None
+    start = common_prefix(known, other)
+    index = bisect_right(ends, start)
+    end = ends[index]
+    if start < end - 20 or known[end:] != other[end:]:
+        return None
+    begin = ends[index - 1] if index else 0
+    return [known[begin:end]], [other[begin:end]], ends
 
 
 def _region(
