@@ -14,12 +14,19 @@ few milliseconds). It prints the ratio, and the miner's peak memory for a quarte
 history. Run it from the repository root::
 
     python benchmarks/bench_mining.py [--commits 10000] [--files 2000] [--repeat 3] [--workers N]
+
+Given a repository path instead, it mines that real history (all of it, from HEAD) and times
+``git log --no-merges --name-status -M`` on it in the same run, the best of ``--repeat`` each, with CPU
+time and peak RSS of both, and the miner's RSS (one process) at 25%, 50% and 100% of the walk::
+
+    python benchmarks/bench_mining.py ~/mirrors/git.git [--repeat 3] [--workers N]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import resource
 import shutil
@@ -212,29 +219,37 @@ def build_repo(path: Path, commits: int, files: int, seed: int) -> Path:
     return path
 
 
-def time_git(repo: Path) -> float:
-    """Return the seconds ``git log --no-merges --name-status -M`` takes over the whole history."""
+def _timed(args: list[str]) -> tuple[float, float, float]:
+    """Run ``args`` (output discarded); return its wall seconds, CPU seconds and peak RSS in MiB."""
     started = time.perf_counter()
-    subprocess.run(
-        ["git", "-C", str(repo), "log", "--no-merges", "--name-status", "-M"],
-        check=True, stdout=subprocess.DEVNULL,
-    )  # fmt: skip
-    return time.perf_counter() - started
+    process = subprocess.Popen(args, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - started
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode:
+        raise subprocess.CalledProcessError(process.returncode, args)
+    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
-def _git_commit_count(repo: Path) -> int:
-    """Return how many commits ``git log --no-merges`` lists (not timed)."""
+def _git_commit_count(repo: Path, merges: bool = False) -> int:
+    """Return how many commits ``git log --no-merges`` lists, or with ``merges`` all of them (not timed)."""
     done = subprocess.run(
-        ["git", "-C", str(repo), "rev-list", "--count", "--no-merges", "HEAD"],
+        ["git", "-C", str(repo), "rev-list", "--count", *([] if merges else ["--no-merges"]), "HEAD"],
         check=True, capture_output=True, text=True,
     )  # fmt: skip
     return int(done.stdout)
 
 
-def mine_once(repo: Path, max_commits: int | None, trace: bool, workers: int | None) -> dict[str, float]:
-    """Mine in this process; return seconds, counts and memory (peak RSS growth, Python heap peak)."""
+def mine_once(
+    repo: Path, max_commits: int | None, trace: bool, workers: int | None, total: int = 0
+) -> dict[str, float]:
+    """Mine in this process; return seconds, counts and memory (peak RSS growth, Python heap peak).
+
+    With ``total`` (the commits the walk will meet), also the RSS when a quarter, half and all of them
+    were walked (``rss_25``, ``rss_50``, ``rss_100``, MiB; one process only sees its own).
+    """
     from pytest_codesearch.mining.filters import FilterConfig
-    from pytest_codesearch.mining.generate import generate_goldset
+    from pytest_codesearch.mining.generate import ProgressEvent, generate_goldset
 
     output = Path(tempfile.mkdtemp()) / "mined.jsonl"
     config = FilterConfig(max_commits=max_commits)
@@ -242,14 +257,21 @@ def mine_once(repo: Path, max_commits: int | None, trace: bool, workers: int | N
     if trace:
         tracemalloc.start()
     started = time.perf_counter()
-    stats = generate_goldset(repo, output, config, workers=workers)
+    marks: dict[str, float] = {}
+
+    def progress(event: ProgressEvent) -> None:
+        for share in (25, 50, 100):
+            if f"rss_{share}" not in marks and (event.walked * 100 >= total * share or event.done):
+                marks[f"rss_{share}"] = _proc_status().get("VmRSS", 0.0) / 1024
+
+    stats = generate_goldset(repo, output, config, workers=workers, progress=progress if total else None)
     seconds = time.perf_counter() - started
     peak_heap = tracemalloc.get_traced_memory()[1] if trace else 0
     grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - baseline
     shutil.rmtree(output.parent)
     merges = stats.dropped.get("merge commit", 0)
     return {"seconds": seconds, "walked": stats.walked, "merges": merges, "kept": stats.kept, "workers": stats.workers,
-            "rss_growth_kib": grown, "heap_peak_kib": peak_heap / 1024, **_proc_status()}  # fmt: skip
+            "rss_growth_kib": grown, "heap_peak_kib": peak_heap / 1024, **_proc_status(), **marks}  # fmt: skip
 
 
 def _proc_status() -> dict[str, float]:
@@ -258,22 +280,49 @@ def _proc_status() -> dict[str, float]:
     if not status.is_file():
         return {}
     fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
-    return {key: float(fields[key].split()[0]) for key in ("RssAnon", "RssFile") if key in fields}
+    return {key: float(fields[key].split()[0]) for key in ("VmRSS", "RssAnon", "RssFile") if key in fields}
 
 
-def mine_in_child(repo: Path, max_commits: int | None, trace: bool, workers: int | None) -> dict[str, float]:
-    """Run ``mine_once`` in a fresh interpreter, so caches and peak RSS start from nothing."""
+def mine_in_child(
+    repo: Path, max_commits: int | None, trace: bool, workers: int | None, total: int = 0
+) -> dict[str, float]:
+    """Run ``mine_once`` in a fresh interpreter, so caches and peak RSS start from nothing; add its CPU time."""
     args = [sys.executable, __file__, "--child", str(repo), "--max-commits", str(max_commits or 0)]
     args += ["--trace"] if trace else []
     args += ["--workers", str(workers)] if workers is not None else []
+    args += ["--total", str(total)] if total else []
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(args, check=True, capture_output=True, text=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    result["cpu"] = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     return result
+
+
+def bench_real(repo: Path, repeat: int, workers: int | None) -> None:
+    """Time git log and the miner on a real history, best of ``repeat`` each, interleaved; print the figures."""
+    listed, total = _git_commit_count(repo), _git_commit_count(repo, merges=True)
+    print(f"repository: {repo} ({total:,} commits from HEAD, {listed:,} without merges)")
+    git_runs, ours = [], []
+    for _ in range(max(repeat, 1)):
+        git_runs.append(_timed(["git", "-C", str(repo), "log", "--no-merges", "--name-status", "-M"]))
+        ours.append(mine_in_child(repo, None, False, workers))
+    git_s, git_cpu, git_rss = min(git_runs)
+    best = min(ours, key=lambda run: run["seconds"])
+    print(f"git log --no-merges --name-status -M: {git_s:.2f} s (CPU {git_cpu:.2f} s, peak RSS {git_rss:.0f} MiB)")
+    print(f"miner, {best['workers']:.0f} process(es): {best['seconds']:.2f} s (CPU {best['cpu']:.2f} s), "
+          f"{best['walked']:,.0f} commits, {best['kept']:,.0f} cases: {best['seconds'] / git_s:.2f}x git wall, "
+          f"{best['cpu'] / git_cpu:.2f}x git CPU (target <= 4x)")  # fmt: skip
+    memory = mine_in_child(repo, None, False, 1, total)  # one process: its RSS is all of it
+    marks = ", ".join(f"{share}% {memory.get(f'rss_{share}', 0):.0f} MiB" for share in (25, 50, 100))
+    print(f"miner RSS, one process, at {marks} of the walk (mapped pack files included, as in git's figure; "
+          f"anonymous at the end {memory.get('RssAnon', 0) / 1024:.0f} MiB)")
 
 
 def main() -> None:
     """Build or reuse the repository, time git and the miner, print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("repository", type=Path, nargs="?", help="a real repository to mine (default: synthetic)")
     parser.add_argument("--commits", type=int, default=10_000)
     parser.add_argument("--files", type=int, default=2_000)
     parser.add_argument("--seed", type=int, default=0)
@@ -282,31 +331,37 @@ def main() -> None:
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--max-commits", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--trace", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--total", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(mine_once(args.child, args.max_commits or None, args.trace, args.workers)))
+        print(json.dumps(mine_once(args.child, args.max_commits or None, args.trace, args.workers, args.total)))
+        return
+    if args.repository:
+        bench_real(args.repository.absolute(), args.repeat, args.workers)
         return
     cache = Path(tempfile.gettempdir()) / "pytest-codesearch-bench"
     started = time.perf_counter()
     repo = build_repo(cache / f"mining-c{args.commits}-f{args.files}-s{args.seed}", args.commits, args.files, args.seed)
     print(f"repository: {repo} (ready in {time.perf_counter() - started:.1f} s)")
     modes = [args.workers] if args.workers is not None else [None, 1]
-    git_times: list[float] = []
+    git_times: list[tuple[float, float, float]] = []
     ours: dict[int | None, list[dict[str, float]]] = {mode: [] for mode in modes}
     for _ in range(max(args.repeat, 2)):  # interleaved, so both see the same load; twice at least: warm caches
-        git_times.append(time_git(repo))
+        git_times.append(_timed(["git", "-C", str(repo), "log", "--no-merges", "--name-status", "-M"]))
         for mode in modes:
             ours[mode].append(mine_in_child(repo, None, False, mode))
-    git_s = min(git_times)
+    git_s, git_cpu, _ = min(git_times)
     listed = _git_commit_count(repo)
-    print(f"git log --no-merges --name-status -M: {git_s:.3f} s for {listed} commits ({listed / git_s:,.0f} commits/s)")
+    print(f"git log --no-merges --name-status -M: {git_s:.3f} s (CPU {git_cpu:.3f} s) for {listed} commits "
+          f"({listed / git_s:,.0f} commits/s)")  # fmt: skip
     for runs in ours.values():
         best = min(runs, key=lambda run: run["seconds"])
         seconds, walked = best["seconds"], best["walked"]
         same = "the same commits" if walked - best["merges"] == listed else "NOT the commits git listed"
         print(f"miner, {best['workers']:.0f} process(es): {seconds:.3f} s for {walked:.0f} commits, "
               f"{best['merges']:.0f} of them merges ({same}; {walked / seconds:,.0f} commits/s, "
-              f"{best['kept']:.0f} cases): {seconds / git_s:.2f}x git (target <= 4x)")  # fmt: skip
+              f"{best['kept']:.0f} cases): {seconds / git_s:.2f}x git (target <= 4x); "
+              f"CPU {best['cpu']:.2f} s, {best['cpu'] / git_cpu:.2f}x git's")  # fmt: skip
     points = [(f"{args.commits // 4} commits", args.commits // 4), (f"{args.commits // 2} commits", args.commits // 2)]
     for label, limit in [*points, (f"{args.commits} commits (all)", None)]:
         run = mine_in_child(repo, limit, False, 1)  # one process: its RSS is all of it

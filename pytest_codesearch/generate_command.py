@@ -27,7 +27,7 @@ def run_generate(config: pytest.Config, settings: Settings, filters: FilterConfi
     try:
         stats = generate_goldset(
             repo, output, filters or FilterConfig(), rev=settings.rev, transform=_hook_transform(config),
-            progress=printer,
+            progress=printer, name=settings.name,
         )
     except MiningError as exc:
         printer.finish()

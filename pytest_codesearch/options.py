@@ -148,8 +148,10 @@ OPTIONS: tuple[Option, ...] = (
            flag="--codesearch-rev", yaml="dataset.rev"),
     Option("output", PathValue(metavar="FILE"), None, "with --codesearch-generate: the gold set to write",
            flag="--codesearch-output", yaml="dataset.output", shown_default="`goldsets/<name>.jsonl`"),
-    Option("name", Text(metavar="NAME"), None, "with --codesearch-generate: the gold set's name",
-           flag="--codesearch-name", yaml="dataset.name", shown_default="the repository's folder name"),
+    Option("name", Text(metavar="NAME"), None,
+           "with --codesearch-generate: the gold set's name, which mined case ids start with",
+           flag="--codesearch-name", yaml="dataset.name",
+           shown_default="the repository's own name (its origin remote, else its folder)"),
 )  # fmt: skip
 
 BY_YAML = {option.yaml: option for option in OPTIONS if option.yaml}

@@ -194,7 +194,7 @@ def test_two_processes_write_the_same_cases(project: tuple[Path, dict[str, str]]
     stats, cases, _ = mined
     output = tmp_path / "two.jsonl"
     with GoldsetWriter(output) as writer:  # blocks of 2 commits, so both workers find cases and duplicates
-        counts = parallel.mine_in_processes(path, ids["M"], FilterConfig(), "../p", 2, writer, Reporter(None), chunk=2)
+        counts = parallel.mine_in_processes(path, ids["M"], FilterConfig(), "../p", "project", 2, writer, Reporter(None), chunk=2)
         writer.publish(load_goldset(stats.output).metadata)
     assert [json.loads(line)["id"] for line in output.read_text().splitlines()[1:]] == [c["id"] for c in cases]
     assert (counts.walked, counts.kept, dict(counts.dropped), dict(counts.excluded_files)) == (

@@ -18,6 +18,12 @@ from pytest_codesearch.mining.query import MAX_QUERY_CHARS, decode_message, leak
         ("Speed up parsing, see https://example.com/bench?x=1 for numbers", "Speed up parsing, see for numbers"),
         ("Close the socket on errors (resolves PROJ-7 and PROJ-8) [skip ci]", "Close the socket on errors"),
         (":sparkles: Support   tabs\tin   paths", "Support tabs in paths"),
+        ("Fix: handle empty forms in the parser", "handle empty forms in the parser"),
+        ("Feat(scope): add the YAML reader module", "add the YAML reader module"),
+        ("FIX(cli)!: reject unknown flags early", "reject unknown flags early"),
+        (":bug: Fix: crash when the cache is empty", "crash when the cache is empty"),
+        ("\U0001f41b Fix(cache): crash when the cache is empty", "crash when the cache is empty"),
+        ("\u2728 add the YAML reader module", "\u2728 add the YAML reader module"),  # no prefix: the emoji stays
         ("Handle empty input in the parser.", "Handle empty input in the parser"),
         ("#123", ""),
         ("", ""),

@@ -35,6 +35,9 @@ DEFAULTS = PathFilter(DEFAULT_EXCLUDE)
         ("vendor/lib.c", True), ("src/third_party/z.c", True), ("static/app.min.js", True), ("api_pb2.py", True),
         ("logo.PNG", True), ("src/app.py", False), ("src/build.py", False), ("build/out.py", True),
         ("lib/contest.py", False), ("Makefile", False),
+        ("flask/testsuite/helpers.py", True), ("scripts/testproj/test.py", True), ("scripts/testproj/app.py", True),
+        ("app/tests.py", True), ("go/testdata/input.go", True), ("src/testing_utils.py", False),
+        ("src/attest.py", False), ("src/latest.py", False),
     ],
 )  # fmt: skip
 def test_default_exclude_patterns(path: str, excluded: bool) -> None:

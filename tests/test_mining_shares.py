@@ -67,7 +67,7 @@ def test_a_forced_split_gives_each_process_a_range_and_the_same_gold_set(tmp_pat
     one = generate_goldset(tmp_path / "p", tmp_path / "one.jsonl", FilterConfig(), workers=1)
     head = str(pygit2.Repository(str(tmp_path / "p")).head.target)
     with GoldsetWriter(tmp_path / "two.jsonl") as writer:  # process 0 stops at 4 and waits for the plan
-        counts = parallel.mine_in_processes(tmp_path / "p", head, FilterConfig(), "p", 2, writer, Reporter(None), 2, 4)
+        counts = parallel.mine_in_processes(tmp_path / "p", head, FilterConfig(), "p", "p", 2, writer, Reporter(None), 2, 4)
         writer.publish(load_goldset(one.output).metadata)
     assert split_points(4, 32, 2) == [0, 19, 32]  # process 1 examined the 13 oldest commits, the duplicate too
     cases = [(tmp_path / name).read_text().splitlines()[1:] for name in ("one.jsonl", "two.jsonl")]

@@ -1,4 +1,4 @@
-"""The tree diff's shortcut (one entry's id changed) gives exactly what comparing the entry sets gives."""
+"""The tree diff's shortcut (split only where two trees differ) gives exactly what comparing the entry sets gives."""
 
 from __future__ import annotations
 
@@ -21,17 +21,17 @@ class _Spy(TreeDiffer):
         super().__init__(repo)
         self.shortcuts = 0
 
-    def _one_id_changed(self, *args: object) -> bool:
-        done = super()._one_id_changed(*args)  # type: ignore[arg-type]
-        self.shortcuts += done
-        return done
+    def _changed_entries(self, *args: object) -> tuple[set[bytes], set[bytes]] | None:
+        found = super()._changed_entries(*args)  # type: ignore[arg-type]
+        self.shortcuts += found is not None
+        return found
 
 
 class _SetsOnly(TreeDiffer):
     """The diff without the shortcut: every level compares entry sets (the reference)."""
 
-    def _one_id_changed(self, *args: object) -> bool:
-        return False
+    def _changed_entries(self, *args: object) -> tuple[set[bytes], set[bytes]] | None:
+        return None
 
 
 def _both(repo: pygit2.Repository, old: pygit2.Oid, new: pygit2.Oid) -> tuple[list[Change], int]:
@@ -58,15 +58,17 @@ def test_one_changed_file_is_found_level_by_level_without_splitting_trees(tmp_pa
 @pytest.mark.parametrize(
     ("old", "new", "shortcuts"),
     [
-        ([(BLOB, b"a", 1), (BLOB, b"b", 2)], [(BLOB, b"a", 3), (BLOB, b"b", 4)], 0),  # two ids in one tree
-        ([(BLOB, b"a", 1), (BLOB, b"b", 2)], [(0o100755, b"a", 1), (BLOB, b"b", 2)], 0),  # a mode
-        ([(BLOB, b"a", 1), (BLOB, b"a", 2)], [(BLOB, b"a", 1), (BLOB, b"a", 1)], 0),  # a crafted duplicate name
-        ([(BLOB, b"x a", 1), (BLOB, b"a", 2)], [(BLOB, b"x a", 1), (BLOB, b"a", 3)], 0),  # " a\0" twice
+        ([(BLOB, b"a", 1), (BLOB, b"b", 2)], [(BLOB, b"a", 3), (BLOB, b"b", 4)], 1),  # two ids in one tree
+        ([(BLOB, b"a", 1), (BLOB, b"b", 2)], [(0o100755, b"a", 1), (BLOB, b"b", 2)], 1),  # a mode
+        ([(BLOB, b"a", 1), (BLOB, b"a", 2)], [(BLOB, b"a", 1), (BLOB, b"a", 1)], 0),  # a crafted duplicate entry
+        ([(BLOB, b"x a", 1), (BLOB, b"a", 2)], [(BLOB, b"x a", 1), (BLOB, b"a", 3)], 1),  # " a\0" twice
         ([(BLOB, b"a", 1), (BLOB, b"b", 2)], [(BLOB, b"a", 1), (BLOB, b"b", 5)], 1),
-        ([(BLOB, b"a", 1)], [(BLOB, b"a", 1), (BLOB, b"b", 2)], 0),  # another length
+        ([(BLOB, b"a", 1)], [(BLOB, b"a", 1), (BLOB, b"b", 2)], 1),  # an entry added at the end
+        ([(BLOB, b"a", 1), (BLOB, b"b", 2), (BLOB, b"c", 3)], [(BLOB, b"a", 1), (BLOB, b"c", 3)], 1),  # removed
+        ([(BLOB, b"a", 1), (BLOB, b"c", 2)], [(BLOB, b"b", 1), (BLOB, b"c", 2)], 1),  # renamed, same id
     ],
 )
-def test_trees_the_shortcut_cannot_decide_are_compared_as_sets(
+def test_trees_are_split_only_where_they_differ_unless_an_entry_repeats(
     tmp_path: Path, old: list[tuple[int, bytes, int]], new: list[tuple[int, bytes, int]], shortcuts: int
 ) -> None:
     repo = init_repo(tmp_path / "r")
@@ -115,8 +117,12 @@ def test_random_tree_pairs_give_the_same_changes_both_ways(tmp_path: Path) -> No
         return changed
 
     shortcuts = 0
+    shared = _Spy(repo)  # one differ for every pair: trees are split like the last one at their path
     for _ in range(300):
         old = tree(2)
         new = mutate(old, 2)
-        shortcuts += _both(repo, raw_tree(repo, old), raw_tree(repo, new))[1]
+        old_id, new_id = raw_tree(repo, old), raw_tree(repo, new)
+        shortcuts += _both(repo, old_id, new_id)[1]
+        assert shared.diff(old_id.raw, new_id.raw) == _SetsOnly(repo).diff(old_id.raw, new_id.raw)
     assert shortcuts > 100  # the shortcut was taken often, and agreed every time
+    assert shared.shortcuts > 100

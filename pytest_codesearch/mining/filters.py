@@ -32,7 +32,8 @@ DEFAULT_EXCLUDE: tuple[str, ...] = (
     "*.lock", "package-lock.json", "pnpm-lock.yaml", "go.sum", "MANIFEST.in",
     # tests
     "test/", "tests/", "testing/", "__tests__/", "spec/", "specs/", "test_*", "*_test.*", "*_tests.*",
-    "*.test.*", "*.spec.*", "conftest.py",
+    "*.test.*", "*.spec.*", "conftest.py", "test.py", "tests.py", "testsuite/", "test-suite/", "testdata/",
+    "testproj/",
     # generated and vendored
     "*.min.js", "*.min.css", "*.map", "*_pb2.py", "*_pb2_grpc.py", "*.pb.go", "*.generated.*", "dist/",
     "build/", "*.egg-info/", "vendor/", "vendored/", "third_party/", "third-party/", "node_modules/",

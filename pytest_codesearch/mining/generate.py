@@ -26,7 +26,6 @@ from pytest_codesearch.mining.walk import (
     bounded_cache,
     open_repository,
     repository_name,
-    repository_path,
     resolve_commit,
 )
 
@@ -76,31 +75,35 @@ def generate_goldset(
     transform: Transform | None = None,
     progress: Callable[[ProgressEvent], None] | None = None,
     workers: int | None = None,
+    name: str | None = None,
 ) -> MiningStats:
     """Mine the history reachable from ``rev`` into the gold set ``output``; return what was done.
 
     ``transform(query, commit)`` may rewrite each rule-based query (None keeps it; an exception keeps it
     too, and ``query_source`` records the failure). ``progress`` is called about twice a second and once
     at the end with ``done=True``. ``workers`` is the number of processes (default: 2 where the machine
-    has two cores; always 1 with a transform, which stays in this process). Raises ``MiningError`` for a
-    repository, revision or output that cannot be used.
+    has two cores; always 1 with a transform, which stays in this process). ``name`` starts every case
+    id (``<name>-<12 hex digits>``) and names the gold set; by default it is the repository's own name
+    (its ``origin`` remote's, else its directory's), so a commit gets the same id in every clone. Raises
+    ``MiningError`` for a repository, revision or output that cannot be used.
     """
     reporter = Reporter(progress)
     repo_path = Path(repo_path).absolute()
     repo = open_repository(repo_path)
     head = resolve_commit(repo, rev)
     output = Path(output).absolute()
-    case_repo = _case_repo(repo, output)
+    case_repo = _case_repo(repo, repo_path, output)
+    name = repository_name(repo, repo_path) if name is None else name
     count = _worker_count(workers, transform)
     with GoldsetWriter(output) as writer, bounded_cache(), fast_reads():
         if count > 1:
             from pytest_codesearch.mining.parallel import mine_in_processes
 
-            counts = mine_in_processes(repo_path, str(head.id), config, case_repo, count, writer, reporter)
+            counts = mine_in_processes(repo_path, str(head.id), config, case_repo, name, count, writer, reporter)
         else:
-            counts = _mine(Miner(repo, config, transform, case_repo), head, writer, reporter)
+            counts = _mine(Miner(repo, config, transform, case_repo, name), head, writer, reporter)
         stats = _stats(counts, output, str(head.id), reporter.elapsed(), count)
-        writer.publish(_metadata(repo, rev, head, config, stats))
+        writer.publish(_metadata(name, rev, head, config, stats))
     reporter.finish(counts.walked, counts.kept)
     return stats
 
@@ -125,9 +128,16 @@ def _worker_count(workers: int | None, transform: Transform | None) -> int:
     return workers if workers is not None else min(2, os.cpu_count() or 1)
 
 
-def _case_repo(repo: pygit2.Repository, output: Path) -> str | None:
-    """Return the ``repo`` each case names: None when the gold set lives inside the mined repository."""
-    root = repository_path(repo)
+def _case_repo(repo: pygit2.Repository, given: Path, output: Path) -> str | None:
+    """Return the ``repo`` each case names: None when the gold set lives inside the mined repository.
+
+    The path is the one the user gave (a work tree's ``.git`` folder stands for the work tree), not what
+    libgit2 infers: a bare repository without a ``config`` file is opened as if its parent were the work
+    tree (issue 8, defect 6).
+    """
+    root = given.resolve()
+    if root.name == ".git" and repo.workdir is not None:
+        root = root.parent
     folder = output.parent.resolve()
     if folder == root or root in folder.parents:
         return None
@@ -154,12 +164,9 @@ def _stats(counts: Counts, output: Path, head: str, elapsed: float, workers: int
     )
 
 
-def _metadata(
-    repo: pygit2.Repository, rev: str, head: pygit2.Commit, config: FilterConfig, stats: MiningStats
-) -> GoldSetMetadata:
+def _metadata(name: str, rev: str, head: pygit2.Commit, config: FilterConfig, stats: MiningStats) -> GoldSetMetadata:
     from pytest_codesearch import __version__
 
-    name = repository_name(repo)
     counts = {
         "walked": stats.walked,
         "kept": stats.kept,

@@ -23,7 +23,7 @@ from pytest_codesearch.mining.files import CommitFiles, FileSorter
 from pytest_codesearch.mining.objects import ObjectReader
 from pytest_codesearch.mining.query import decode_message, leaked_path, query_from_parts, split_message, word_count
 from pytest_codesearch.mining.treediff import TreeDiffer
-from pytest_codesearch.mining.walk import MiningError, repository_name, shallow_boundary, walk
+from pytest_codesearch.mining.walk import MiningError, shallow_boundary, walk
 
 SHORT_HASH = 12
 """Hex digits of the commit id in a case id: fixed, so ids stay stable as the repository grows."""
@@ -124,13 +124,19 @@ class Miner:
     """Judges the commits of one repository under one ``FilterConfig``, counting every outcome."""
 
     def __init__(
-        self, repo: pygit2.Repository, config: FilterConfig, transform: Transform | None, case_repo: str | None
+        self,
+        repo: pygit2.Repository,
+        config: FilterConfig,
+        transform: Transform | None,
+        case_repo: str | None,
+        name: str,
     ) -> None:
         self.repo = repo
         self.config = config
         self.transform = transform
         self.case_repo = case_repo
-        self.prefix = id_prefix(repository_name(repo))
+        self.prefix = id_prefix(name)
+        """Case ids are ``<prefix>-<12 hex digits>``: the same for a commit in any clone of the repository."""
         self.rules = RuleSet(config.drop_rules)
         self.is_bot = bot_matcher(config.bot_authors)
         self.shallow = shallow_boundary(repo)

@@ -40,6 +40,16 @@ class ObjectReader:
         kind, data = self._full.read(key)
         return int(kind), data
 
+    def size(self, oid: bytes) -> int:
+        """Return the size of the object ``oid`` from its header, without inflating it; ``KeyError`` when missing."""
+        key = pygit2.Oid(raw=oid)
+        if self._packed is not None:
+            try:
+                return int(self._packed.read_header(key)[1])
+            except KeyError:
+                pass
+        return int(self._full.read_header(key)[1])
+
     def tree(self, oid: bytes) -> bytes:
         """Return the raw content of the tree ``oid``; ``KeyError`` when it is missing or not a tree."""
         kind, data = self.read(oid)
@@ -75,6 +85,7 @@ class BlobReader:
 
     def __init__(self, objects: ObjectReader, keep: int = 8, largest: int = 1 << 20) -> None:
         self._read = objects.read
+        self.size = objects.size
         self._keep = keep
         self._largest = largest
         self._cache: dict[bytes, bytes] = {}

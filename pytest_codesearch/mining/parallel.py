@@ -40,6 +40,7 @@ class _Job:
     head: str
     config: FilterConfig
     case_repo: str | None
+    name: str
     index: int
     workers: int
     scratch: Path
@@ -52,6 +53,7 @@ def mine_in_processes(
     head: str,
     config: FilterConfig,
     case_repo: str | None,
+    name: str,
     workers: int,
     writer: GoldsetWriter,
     reporter: Reporter,
@@ -66,7 +68,7 @@ def mine_in_processes(
     context = _context()
     scratch = Path(tempfile.mkdtemp(dir=writer.output.parent, prefix=f".{writer.output.name}.workers-"))
     jobs = [
-        _Job(repo_path, head, config, case_repo, index, workers, scratch / f"{index}.tsv", chunk, lead)
+        _Job(repo_path, head, config, case_repo, name, index, workers, scratch / f"{index}.tsv", chunk, lead)
         for index in range(workers)
     ]
     plan = new_plan(context, workers)
@@ -164,7 +166,7 @@ def _work(job: _Job, plan: Plan, progress: Any, results: Any) -> None:
 
 def _examine_share(job: _Job, plan: Plan, progress: Any) -> Counts:
     repo = open_repository(job.repo_path)
-    miner = Miner(repo, job.config, None, job.case_repo)
+    miner = Miner(repo, job.config, None, job.case_repo, job.name)
     head = repo[pygit2.Oid(hex=job.head)].peel(pygit2.Commit)
     outside = 0
     if job.index == 1:  # count what there is to examine while worker 0 starts, then plan the ranges

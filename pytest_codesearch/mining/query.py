@@ -23,9 +23,10 @@ _BOOKKEEPING_LINE = re.compile(
 )
 _DROPPED_LINE = re.compile(f"(?:{_TRAILER_LINE.pattern})|(?:{_BOOKKEEPING_LINE.pattern})", _FLAGS).match
 """A trailer or a bookkeeping line: one search instead of two (split_message runs on every commit)."""
-_CONVENTIONAL = re.compile(
-    r"^\s*(?:feat|feature|fix|bugfix|hotfix|docs|doc|style|refactor|perf|test|tests|build|ci|chore|revert|deps|"
-    r"security|wip)(?:\([^)]*\))?!?\s*:\s*",
+_EMOJI = r"(?::[a-z0-9_+-]+:|[\u2600-\u27bf\u2b00-\u2bff\U0001f300-\U0001faff\ufe0f\u200d])"
+_CONVENTIONAL = re.compile(  # any case: "Fix: ...", "FEAT(ui)!: ...", also after a gitmoji (":bug: Fix: ...")
+    rf"^\s*(?:{_EMOJI}\s*)*(?:feat|feature|fix|bugfix|hotfix|docs|doc|style|refactor|perf|test|tests|build|ci|"
+    r"chore|revert|deps|security|wip)(?:\([^)]*\))?!?\s*:\s*",
     _FLAGS,
 )
 _BRACKET_TAG = re.compile(r"\[(?:skip ci|ci skip|no ci|skip actions|wip|rfc|patch[^\]]*|draft)\]", _FLAGS)

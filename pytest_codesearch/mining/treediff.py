@@ -3,21 +3,26 @@
 Consecutive commits share almost every tree, so a commit's diff reads a handful of small objects. That is
 several times cheaper than libgit2's diff, which lists both trees in full (issue 4, performance).
 
-Most directories on a changed path differ in one entry's object id alone: the two raw trees then have the
-same length and differ only inside that entry's last 20 bytes. ``TreeDiffer`` finds the differing bytes
-with one integer XOR and reads the entry at that place, without splitting the whole tree into entries;
-every other case compares the two trees' entry sets. Both ways give the same changes.
+Two versions of a directory differ in one small region of their raw bytes (an id changed, an entry added
+or removed). ``TreeDiffer`` finds that region with a few ``memcmp`` calls (``affixes.py``) and splits only
+the entries inside it, using where the entries of one of the two trees end: those are known for every tree
+but the first of a run, since each diff hands them on to the other tree (issue 12: real histories have wide
+directories, such as git's ``t/`` with 1,200 entries, and splitting them whole cost more than reading them).
+A tree that does not split cleanly, or an entry that appears twice, falls back to comparing the two trees'
+entry sets. Both ways give the same changes.
 """
 
 from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Iterable, Set
 from itertools import accumulate
 from typing import NamedTuple
 
 import pygit2
 
+from pytest_codesearch.mining.affixes import common_prefix
 from pytest_codesearch.mining.objects import ObjectReader
 
 TYPE_MASK = 0o170000
@@ -27,8 +32,9 @@ SYMLINK = 0o120000
 GITLINK = 0o160000
 
 _ENTRY = re.compile(rb"\d+ [^\0]*\0.{20}", re.S)
-_ID_SIZE = 20
 _TREE_CACHE_SIZE = 512
+_RELATIVE_LIMIT = 8
+"""Differing entries past which a tree is split whole rather than like a relative (``_split_like_last``)."""
 
 
 class Change(NamedTuple):
@@ -63,6 +69,8 @@ class TreeDiffer:
     def __init__(self, repo: pygit2.Repository, objects: ObjectReader | None = None) -> None:
         self._read = (objects or ObjectReader(repo)).tree
         self._cache: dict[bytes, _Tree] = {}
+        self._last: dict[bytes, _Tree] = {}
+        """The last tree split at each directory path: a close relative of the next tree read there."""
 
     def diff(self, old_tree: bytes | None, new_tree: bytes) -> list[Change]:
         """Return the paths that differ between two trees (raw ids; ``None`` is the empty tree), sorted.
@@ -88,50 +96,62 @@ class TreeDiffer:
 
     def _diff(self, old_tree: bytes, new_tree: bytes, prefix: bytes, changes: list[Change]) -> None:
         old, new = self._tree(old_tree), self._tree(new_tree)
-        if not self._one_id_changed(old, new, prefix, changes):
-            self._diff_entries(_entries(old), _entries(new), prefix, changes)
+        if not old.ends and not new.ends:
+            self._split_like_last(new, prefix)
+        found: tuple[Set[bytes], Set[bytes]] | None = self._changed_entries(old, new, prefix)
+        if found is None:
+            old_entries, new_entries = _entries(old), _entries(new)
+            found = (old_entries - new_entries, new_entries - old_entries)
+        self._pair(found[0], found[1], prefix, changes)
 
-    def _one_id_changed(self, old: _Tree, new: _Tree, prefix: bytes, changes: list[Change]) -> bool:
-        """Diff two trees that differ in one entry's id only and return True; else return False, doing nothing.
+    def _split_like_last(self, tree: _Tree, path: bytes) -> None:
+        """Find where the entries of ``tree`` end from the last tree split at ``path``, when they differ little.
 
-        Equal lengths, and every differing byte inside the last 20 bytes of one entry whose name no other
-        entry has: then the two entry sets differ in that entry alone, as ``_diff_entries`` would find.
+        Walking by commit time, the first tree of a branch (the side of a merge) has no known ends; the
+        directory at the same path in a recent commit is nearly the same, so splitting only where the two
+        differ is cheaper than splitting the whole tree.
         """
-        a, b = old.raw, new.raw
-        size = len(a)
-        if size != len(b):
-            return False
-        ends = new.ends if new.ends is not None else _parse(new)[1]
-        if not ends:
-            return False
-        differ = int.from_bytes(a, "big") ^ int.from_bytes(b, "big")
-        if not differ:
-            return True
-        first = size - (differ.bit_length() + 7) // 8
-        last = size - 1 - ((differ & -differ).bit_length() - 1) // 8
-        index = bisect_right(ends, first)
-        end = ends[index]
-        if first < end - _ID_SIZE or last >= end:
-            return False
-        entry = b[ends[index - 1] if index else 0 : end]
-        space = entry.index(b" ")
-        name = entry[space + 1 : -_ID_SIZE - 1]
-        if b.count(b" " + name + b"\0") != 1:  # another entry may share the name (a crafted tree)
-            return False
-        old.ends = ends
-        mode = _mode(entry[:space])
-        if mode == TREE:
-            self._diff(a[end - _ID_SIZE : end], b[end - _ID_SIZE : end], prefix + name + b"/", changes)
-        else:
-            changes.append(Change(prefix + name, mode, a[end - _ID_SIZE : end], mode, b[end - _ID_SIZE : end]))
-        return True
+        last = self._last.get(path)
+        if last is None or not last.ends:
+            return
+        region = _region(last.raw, tree.raw, last.ends, _RELATIVE_LIMIT)
+        if region is not None:
+            tree.ends = region[2]
 
-    def _diff_entries(self, old: frozenset[bytes], new: frozenset[bytes], prefix: bytes, changes: list[Change]) -> None:
+    def _changed_entries(self, old: _Tree, new: _Tree, prefix: bytes = b"") -> tuple[set[bytes], set[bytes]] | None:
+        """Return (entries only in ``old``, entries only in ``new``) from the region where the raw trees differ.
+
+        Returns None when that cannot be told without splitting both trees: neither splits cleanly, or an
+        entry of the region also appears elsewhere (a crafted tree with a duplicate entry).
+        """
+        if old.raw == new.raw:
+            return set(), set()
+        known = _cleanly_split(new, old)
+        if known is None:
+            return None
+        if len(self._last) >= _TREE_CACHE_SIZE:
+            self._last.clear()
+        self._last[prefix] = known
+        other = old if known is new else new
+        region = _one_id(known.raw, other.raw, known.ends or ()) or _region(known.raw, other.raw, known.ends or ())
+        if region is None:
+            return None
+        known_part, other_part, other_ends = region
+        if other.ends is None:
+            other.ends = other_ends
+        old_part, new_part = (other_part, known_part) if known is new else (known_part, other_part)
+        removed, added = set(old_part).difference(new_part), set(new_part).difference(old_part)
+        if any(entry in new.raw for entry in removed) or any(entry in old.raw for entry in added):
+            return None
+        return removed, added
+
+    def _pair(self, removed: Iterable[bytes], added: Iterable[bytes], prefix: bytes, changes: list[Change]) -> None:
+        """Turn the entries only in the old tree and only in the new one into changes, descending into trees."""
         gone: dict[bytes, tuple[int, bytes]] = {}
-        for entry in old - new:
+        for entry in removed:
             name, mode, oid = _split(entry)
             gone[name] = (mode, oid)
-        for entry in new - old:
+        for entry in added:
             name, mode, oid = _split(entry)
             before = gone.pop(name, None)
             if before is None:
@@ -163,6 +183,98 @@ class TreeDiffer:
 def _entries(tree: _Tree) -> frozenset[bytes]:
     """Return the set of raw entries of ``tree``, splitting it the first time it is asked for."""
     return tree.entries if tree.entries is not None else _parse(tree)[0]
+
+
+def _cleanly_split(*trees: _Tree) -> _Tree | None:
+    """Return the first tree whose entry ends are known (splitting one if none is), or None if none splits."""
+    for tree in trees:
+        if tree.ends:
+            return tree
+    for tree in trees:
+        if tree.ends is None and _parse(tree)[1]:
+            return tree
+    return None
+
+
+def _one_id(
+    known: bytes, other: bytes, ends: tuple[int, ...]
+) -> tuple[list[bytes], list[bytes], tuple[int, ...]] | None:
+    """Return ``_region``'s answer when the trees differ inside one entry's object id alone, else None.
+
+    The common case (a file or folder changed, nothing added or removed), settled without the general loop.
+    """
+    if len(known) != len(other):
+        return None
+    start = common_prefix(known, other)
+    index = bisect_right(ends, start)
+    end = ends[index]
+    if start < end - 20 or known[end:] != other[end:]:
+        return None
+    begin = ends[index - 1] if index else 0
+    return [known[begin:end]], [other[begin:end]], ends
+
+
+def _region(
+    known: bytes, other: bytes, ends: tuple[int, ...], limit: int | None = None
+) -> tuple[list[bytes], list[bytes], tuple[int, ...]] | None:
+    """Return the entries of two raw trees that are not in a run of bytes both share, and ``other``'s ends.
+
+    ``ends`` are where the entries of ``known`` end (a clean split). Both trees are read from the start:
+    a run of equal bytes is skipped in one comparison up to the last entry boundary inside it; where they
+    differ, the entry that sorts first (or both, for one name) is set apart and read past. The skipped
+    entries are the same in both trees, so the entries set apart hold every difference. None when
+    ``other`` does not split cleanly where it is read, or when more than ``limit`` entries differ.
+    """
+    known_part: list[bytes] = []
+    other_part: list[bytes] = []
+    other_ends: list[int] = []
+    here = there = index = 0  # positions in known and other, both at an entry boundary; known's entry number
+    while True:
+        same = common_prefix(known, other, here, there)
+        if here + same == len(known) and there + same == len(other):
+            _shifted(other_ends, ends[index:], there - here)
+            return known_part, other_part, tuple(other_ends)
+        stop = bisect_right(ends, here + same, index)
+        if stop > index:  # entries index..stop-1 are the same in both trees
+            _shifted(other_ends, ends[index:stop], there - here)
+            there += ends[stop - 1] - here
+            here, index = ends[stop - 1], stop
+        mine = known[here : ends[index]] if index < len(ends) else None
+        match = _ENTRY.match(other, there) if there < len(other) else None
+        if match is None and there < len(other):
+            return None
+        theirs = None if match is None else match.group()
+        if limit is not None and len(known_part) + len(other_part) > limit:
+            return None
+        order = _order(mine, theirs)
+        if order <= 0 and mine is not None:
+            known_part.append(mine)
+            here, index = ends[index], index + 1
+        if order >= 0 and match is not None:
+            other_part.append(match.group())
+            there = match.end()
+            other_ends.append(there)
+
+
+def _order(mine: bytes | None, theirs: bytes | None) -> int:
+    """Return -1, 0 or 1 as entry ``mine`` sorts before, with (same name) or after ``theirs`` (None: the end)."""
+    if mine is None or theirs is None:
+        return 1 if mine is None else -1
+    mine_name, theirs_name = _split(mine)[0], _split(theirs)[0]
+    if mine_name == theirs_name:
+        return 0
+    return -1 if _sort_name(mine) < _sort_name(theirs) else 1
+
+
+def _sort_name(entry: bytes) -> bytes:
+    """Return the name git sorts a tree entry by: its name, with ``/`` after a directory's."""
+    name, mode, _ = _split(entry)
+    return name + b"/" if mode == TREE else name
+
+
+def _shifted(out: list[int], ends: tuple[int, ...], shift: int) -> None:
+    """Append ``ends``, each moved by ``shift``, to ``out``."""
+    out.extend(ends if shift == 0 else (end + shift for end in ends))
 
 
 def _parse(tree: _Tree) -> tuple[frozenset[bytes], tuple[int, ...]]:

@@ -89,12 +89,40 @@ def repository_path(repo: pygit2.Repository) -> Path:
     return Path(repo.workdir or repo.path).resolve()
 
 
-def repository_name(repo: pygit2.Repository) -> str:
-    """Return the repository's directory name (``project`` for ``project/`` or a bare ``project.git``)."""
-    name = repository_path(repo).name
-    if repo.workdir is None and name.endswith(".git") and len(name) > 4:
-        name = name[: -len(".git")]
-    return name
+def repository_name(repo: pygit2.Repository, path: Path | None = None) -> str:
+    """Return the repository's own name, the same in every clone: its ``origin`` remote's, else its folder's.
+
+    ``https://github.com/pallets/flask.git``, ``git@github.com:pallets/flask`` and ``/src/flask/.git``
+    all name ``flask``. Without an ``origin``, the name is that of the directory ``path`` (the one the user
+    gave; the repository's own directory by default), without ``.git``: ``project`` for ``project/``,
+    ``project/.git`` or a bare ``project.git``.
+    """
+    name = _name_from_url(_origin_url(repo))
+    return name or _directory_name(path if path is not None else repository_path(repo))
+
+
+def _origin_url(repo: pygit2.Repository) -> str:
+    """Return the URL of the ``origin`` remote, or "" when there is none (or no configuration at all)."""
+    try:
+        return repo.remotes["origin"].url or ""
+    except (KeyError, ValueError, pygit2.GitError):
+        return ""
+
+
+def _name_from_url(url: str) -> str:
+    """Return the last path component of a remote URL or path, without a trailing ``/.git`` or ``.git``."""
+    trimmed = url.strip().rstrip("/")
+    if trimmed.endswith("/.git"):
+        trimmed = trimmed[: -len("/.git")]
+    name = re.split(r"[/:\\]", trimmed)[-1]
+    return name[: -len(".git")] if name.endswith(".git") and len(name) > 4 else name
+
+
+def _directory_name(path: Path) -> str:
+    """Return a repository directory's name without ``.git`` (a work tree's for its ``.git`` folder)."""
+    path = path.absolute()
+    name = path.name if path.name != ".git" else path.parent.name
+    return name[: -len(".git")] if name.endswith(".git") and len(name) > 4 else name
 
 
 def shallow_boundary(repo: pygit2.Repository) -> frozenset[str]:
