@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from pytest_codesearch.agents.contract import RetrievalResult
+from pytest_codesearch.agents.hybrid import HybridAgent, reciprocal_rank_fusion
 from pytest_codesearch.agents.path import MENTION_WEIGHT, PathAgent, mention_scores, mentioned_components
 from pytest_codesearch.agents.testpaths import is_test_path
 
@@ -84,3 +86,46 @@ def test_path_agent_uses_path_words_without_a_mention(tree: Path) -> None:
     agent.initialize(str(tree))
     assert agent.retrieve("the http request object loses headers").files[0] == "src/app/http/request.py"
     assert agent.retrieve("nothing in common").files == []
+def test_reciprocal_rank_fusion_sums_one_over_k_plus_rank() -> None:
+    fused = reciprocal_rank_fusion([["a", "b", "c"], ["b", "d"]], k=1.0)
+    assert fused.files == ["b", "a", "d", "c"]
+    assert fused.scores == pytest.approx([1 / 3 + 1 / 2, 1 / 2, 1 / 3, 1 / 4])
+    assert reciprocal_rank_fusion([["x", "y"], ["y", "x"]], top_n=1).files == ["x"]  # a tie goes by path
+
+
+class _Fixed:
+    """An agent answering the same list every time, recording what it was told."""
+
+    def __init__(self, files: list[str], needs_directory: bool) -> None:
+        self.files = files
+        self.needs_directory = needs_directory
+        self.calls: list[str] = []
+
+    def initialize(self, repo_path: str) -> None:
+        self.calls.append(f"initialize {repo_path}")
+
+    def retrieve(self, query: str) -> RetrievalResult:
+        return RetrievalResult(files=self.files)
+
+    def reset(self) -> None:
+        self.calls.append("reset")
+
+
+def test_hybrid_agent_fuses_its_members_and_passes_calls_on() -> None:
+    first, second = _Fixed(["a", "b"], False), _Fixed(["b", "c"], False)
+    hybrid = HybridAgent([("first", first), ("second", second)], k=60)
+    hybrid.initialize("/snapshot")
+    hybrid.reset()
+    assert hybrid.retrieve("q").files == ["b", "a", "c"]
+    assert first.calls == second.calls == ["initialize /snapshot", "reset"]
+    assert hybrid.needs_directory is False
+    assert HybridAgent([("x", first), ("y", _Fixed([], True))]).needs_directory is True
+
+
+def test_hybrid_of_names_builds_built_in_members(tree: Path) -> None:
+    hybrid = HybridAgent.of_names("bm25+path")
+    assert [name for name, _ in hybrid.members] == ["bm25", "path"]
+    hybrid.initialize(str(tree))
+    assert hybrid.retrieve("QuerySet in app.db.models.query").files[0] == "src/app/db/models/query.py"
+    with pytest.raises(ValueError, match=r"unknown \['grep'\]; choose from bm25, keyword, path"):
+        HybridAgent.of_names("bm25+grep")

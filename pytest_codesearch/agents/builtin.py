@@ -11,6 +11,7 @@ fixture in a conftest (``docs/agents.md``, "Tuning")::
 from __future__ import annotations
 
 from pytest_codesearch.agents.bm25 import BM25Agent
+from pytest_codesearch.agents.hybrid import HybridAgent
 from pytest_codesearch.agents.keyword import KeywordAgent
 from pytest_codesearch.agents.path import PathAgent
 from pytest_codesearch.agents.registry import agent
@@ -33,6 +34,12 @@ def keyword_agent() -> KeywordAgent:
 def path_agent() -> PathAgent:
     """File paths only: paths, modules and file names the query mentions, then path words."""
     return PathAgent()
+
+
+@agent(name="hybrid")
+def hybrid_agent() -> HybridAgent:
+    """Reciprocal rank fusion of bm25 and path."""
+    return HybridAgent.of_names("bm25+path")
 
 
 @agent(name="oracle")
