@@ -283,3 +283,41 @@ def test_test_files_are_left_out_unless_asked_for(tmp_path: Path, make: Callable
     everything.initialize(str(tmp_path))
     assert default.retrieve("evict").files == ["pkg/cache.py"]
     assert set(everything.retrieve("evict").files) == set(TESTS_TOO)
+
+
+def _reference_bm25f(
+    files: list[tuple[str, str]], query: list[str], k1: float, b: float, weight: float
+) -> dict[str, float]:
+    """BM25F written out term by term: text and weighted path counts saturated together."""
+    texts = [tokenize(text) for _, text in files]
+    paths = [path_tokens(path) for path, _ in files]
+    text_idf, path_idf = BM25Okapi(texts, k1=k1, b=b).idf, BM25Okapi(paths, k1=k1, b=b).idf
+    text_avg, path_avg = sum(map(len, texts)) / len(texts), sum(map(len, paths)) / len(paths)
+    scores = {}
+    for (path, _), text, words in zip(files, texts, paths):
+        total = 0.0
+        for token in query:
+            tf = text.count(token) / (1 - b + b * len(text) / text_avg)
+            tf += weight * words.count(token) / (1 - b + b * len(words) / path_avg)
+            idf = text_idf[token] if token in text_idf else path_idf.get(token, 0.0)
+            total += idf * tf * (k1 + 1) / (k1 + tf)
+        scores[path] = total
+    return scores
+
+
+@pytest.mark.parametrize("weight", [0.0, 2.0, 4.0])
+def test_bm25f_scores_equal_a_term_by_term_reference(repo: Path, weight: float) -> None:
+    files = list(iter_text_files(repo, max_bytes=MAX_BYTES))
+    agent = BM25Agent(path_weight=weight, fields="bm25f", max_bytes=MAX_BYTES)
+    agent.initialize(str(repo))
+    query = "snapshot checksum retry src storage kangaroo snapshot"
+    result = agent.retrieve(query)
+    expected = _reference_bm25f(files, tokenize(query), 1.2, 0.75, weight)
+    assert result.files == sorted((p for p in expected if expected[p] > 0), key=lambda p: (-expected[p], p))
+    np.testing.assert_allclose(result.scores, [expected[path] for path in result.files], rtol=1e-12)
+    assert ("src/kangaroo.py" in result.files) is (weight > 0)
+
+
+def test_an_unknown_field_mode_is_rejected() -> None:
+    with pytest.raises(ValueError, match="fields='bm25x': choose one of sum, bm25f"):
+        BM25Agent(fields="bm25x")

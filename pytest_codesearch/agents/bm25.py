@@ -126,7 +126,9 @@ def build_field_index(corpus: TokenCorpus, k1: float = 1.2, b: float = 0.75) -> 
     return FieldIndex(build_bm25_index(corpus, k1, b), build_bm25_index(paths, k1, b), path_docs, tests)
 
 
-def field_scores(index: FieldIndex, query_tokens: Sequence[str], path_weight: float, exclude_tests: bool) -> npt.NDArray[np.float64]:
+def field_scores(
+    index: FieldIndex, query_tokens: Sequence[str], path_weight: float, exclude_tests: bool
+) -> npt.NDArray[np.float64]:
     """Return ``bm25(content) + path_weight * bm25(path)`` per document, tests at 0 when excluded."""
     scores = bm25_scores(index.content, query_tokens)
     if path_weight:
@@ -136,12 +138,51 @@ def field_scores(index: FieldIndex, query_tokens: Sequence[str], path_weight: fl
     return scores
 
 
+def bm25f_scores(
+    index: FieldIndex, query_tokens: Sequence[str], path_weight: float, exclude_tests: bool
+) -> npt.NDArray[np.float64]:
+    """Return the BM25F score of every document: text and ``path_weight`` x path counts, saturated together.
+
+    For a query token ``t``, ``tf~ = tf_text / B_text + path_weight * tf_path / B_path`` with
+    ``B = 1 - b + b * len / avgdl`` of each field, and the score adds ``idf(t) * tf~ * (k1 + 1) /
+    (k1 + tf~)``. ``idf`` is the text field's, or the path field's for a token no text holds.
+    With ``path_weight`` 0 this is BM25 over the text alone.
+    """
+    content, paths = index.content, index.paths
+    k1 = content.k1
+    scores = np.zeros(len(content.corpus.paths), dtype=np.float64)
+    tf = np.zeros_like(scores)
+    for token, repeats in Counter(query_tokens).items():
+        doc_ids, counts = content.corpus.postings(token)
+        idf = content.idf(token)
+        tf[doc_ids] += counts * k1 / content.norm[doc_ids]
+        touched = doc_ids
+        if path_weight:
+            path_ids, path_counts = paths.corpus.postings(token)
+            if len(path_ids):
+                idf = idf or paths.idf(token)
+                docs = index.path_docs[path_ids]
+                tf[docs] += path_weight * path_counts * paths.k1 / paths.norm[path_ids]
+                touched = np.union1d(doc_ids, docs)
+        if len(touched):
+            saturated = tf[touched]
+            scores[touched] += repeats * idf * saturated * (k1 + 1) / (k1 + saturated)
+            tf[touched] = 0.0
+    if exclude_tests:
+        scores[index.tests] = 0.0
+    return scores
+
+
+FIELD_MODES = {"sum": field_scores, "bm25f": bm25f_scores}
+"""How ``BM25Agent`` joins the text and path fields, by the name its ``fields`` parameter takes."""
+
+
 class BM25Agent:
     """Rank the files of a directory by BM25 over their text plus weighted BM25 over their path.
 
     A file's score is ``bm25(query, text) + path_weight * bm25(query, path tokens)`` (see the
-    module). Answers hold at most ``top_n`` files, all scoring above zero, best first, ties by
-    path; test files (:func:`~pytest_codesearch.agents.testpaths.is_test_path`) are left out
+    module), or with ``fields="bm25f"`` the BM25F score (:func:`bm25f_scores`). Answers hold at
+    most ``top_n`` files, all scoring above zero, best first, ties by path; test files (:func:`~pytest_codesearch.agents.testpaths.is_test_path`) are left out
     when ``exclude_tests``. The last ``cached_indexes`` indexes are kept by directory; token
     counts are shared with the other built-in agents through ``token_cache``.
     """
@@ -156,6 +197,7 @@ class BM25Agent:
         b: float = 0.75,
         path_weight: float = 4.0,
         exclude_tests: bool = True,
+        fields: str = "sum",
         top_n: int = 50,
         max_bytes: int = 1_000_000,
         cached_indexes: int = 4,
@@ -165,10 +207,13 @@ class BM25Agent:
             raise ValueError(
                 f"BM25Agent needs path_weight >= 0 and top_n >= 1, got {path_weight} and {top_n}"
             )
+        if fields not in FIELD_MODES:
+            raise ValueError(f"BM25Agent fields={fields!r}: choose one of {', '.join(FIELD_MODES)}")
         self.k1 = k1
         self.b = b
         self.path_weight = path_weight
         self.exclude_tests = exclude_tests
+        self.fields = fields
         self.top_n = top_n
         self.max_bytes = max_bytes
         self.token_cache = shared_token_cache() if token_cache is None else token_cache
@@ -194,7 +239,7 @@ class BM25Agent:
     def retrieve(self, query: str) -> RetrievalResult:
         """Return the files of the current directory that best match ``query``."""
         index = self.index
-        scores = field_scores(index, tokenize(query), self.path_weight, self.exclude_tests)
+        scores = FIELD_MODES[self.fields](index, tokenize(query), self.path_weight, self.exclude_tests)
         return rank_files(index.content.corpus, scores, self.top_n)
 
     def reset(self) -> None:
