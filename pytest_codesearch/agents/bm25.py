@@ -114,6 +114,11 @@ class FieldIndex:
     path_docs: npt.NDArray[np.int64]
     tests: npt.NDArray[np.bool_]
 
+    @property
+    def corpus(self) -> TokenCorpus:
+        """Return the postings of the files' text (what ``BM25Agent.index.corpus`` always named)."""
+        return self.content.corpus
+
 
 def build_field_index(corpus: TokenCorpus, k1: float = 1.2, b: float = 0.75) -> FieldIndex:
     """Return the content and path indexes of ``corpus``'s live documents (see :class:`FieldIndex`)."""
