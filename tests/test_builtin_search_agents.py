@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import random
 from collections import Counter
@@ -145,12 +146,21 @@ def test_ties_are_broken_by_path(agent: Agent) -> None:
     assert result.scores[0] == result.scores[1]
 
 
-def test_keyword_scores_count_occurrences_of_distinct_query_tokens(repo: Path) -> None:
+def test_keyword_scores_sum_the_idf_of_distinct_query_tokens_present(repo: Path) -> None:
     agent = KeywordAgent(max_bytes=MAX_BYTES)
     agent.initialize(str(repo))
     result = agent.retrieve("timeout timeout retry")
     assert result.files == ["src/network/http_client.py"]
-    assert result.scores == [5.0]  # timeout three times, retry twice
+    # 7 text files, each token in one of them: ln(7 / 1) twice, however often it occurs.
+    assert result.scores == pytest.approx([2 * math.log(7)], rel=1e-12)
+
+
+def test_keyword_ranks_a_rare_token_above_common_ones(tmp_path: Path) -> None:
+    for name, text in [("a.py", "value value value value"), ("b.py", "value"), ("c.py", "frobnicate value")]:
+        (tmp_path / name).write_text(text)
+    agent = KeywordAgent()
+    agent.initialize(str(tmp_path))
+    assert agent.retrieve("frobnicate value").files[0] == "c.py"
 
 
 def test_top_n_caps_the_answer(repo: Path) -> None:
@@ -238,13 +248,76 @@ def test_bm25_scores_equal_rank_bm25(k1: float, b: float) -> None:
         np.testing.assert_allclose(bm25_scores(index, query), expected, rtol=1e-12, atol=1e-12)
 
 
-def test_bm25_agent_scores_equal_rank_bm25_on_files(repo: Path) -> None:
+@pytest.mark.parametrize(("k1", "b", "path_weight"), [(1.2, 0.75, 4.0), (1.5, 0.3, 0.5)])
+def test_bm25_agent_scores_equal_rank_bm25_of_text_plus_weighted_path(
+    repo: Path, k1: float, b: float, path_weight: float
+) -> None:
     files = list(iter_text_files(repo, max_bytes=MAX_BYTES))
-    reference = BM25Okapi([tokenize(text) + path_tokens(path) * 3 for path, text in files])
-    agent = BM25Agent(max_bytes=MAX_BYTES)
+    text = BM25Okapi([tokenize(text) for _, text in files], k1=k1, b=b)
+    paths = BM25Okapi([path_tokens(path) for path, _ in files], k1=k1, b=b)
+    agent = BM25Agent(k1=k1, b=b, path_weight=path_weight, max_bytes=MAX_BYTES)
     agent.initialize(str(repo))
-    query = "snapshot checksum retry src"
+    query = "snapshot checksum retry src storage"
     result = agent.retrieve(query)
-    expected = dict(zip([path for path, _ in files], reference.get_scores(tokenize(query))))
+    combined = text.get_scores(tokenize(query)) + path_weight * paths.get_scores(tokenize(query))
+    expected = dict(zip([path for path, _ in files], combined))
     assert result.files == sorted((p for p in expected if expected[p] > 0), key=lambda p: (-expected[p], p))
     np.testing.assert_allclose(result.scores, [expected[path] for path in result.files], rtol=1e-12)
+
+
+TESTS_TOO = {
+    "pkg/cache.py": "def evict(entry):\n    drop(entry)\n",
+    "pkg/tests/test_cache.py": "def test_evict():\n    evict(entry)\n    evict(entry)\n",
+    "tests/conftest.py": "evict evict evict\n",
+}
+UNRELATED = {"pkg/store.py": "def put(key):\n    save(key)\n", "pkg/clock.py": "def now():\n    tick()\n"}
+
+
+@pytest.mark.parametrize("make", [BM25Agent, KeywordAgent])
+def test_test_files_are_left_out_unless_asked_for(tmp_path: Path, make: Callable[..., Agent]) -> None:
+    for relative, text in {**TESTS_TOO, **UNRELATED}.items():
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text(text)
+    default, everything = make(), make(exclude_tests=False)
+    default.initialize(str(tmp_path))
+    everything.initialize(str(tmp_path))
+    assert default.retrieve("evict").files == ["pkg/cache.py"]
+    assert set(everything.retrieve("evict").files) == set(TESTS_TOO)
+
+
+def _reference_bm25f(
+    files: list[tuple[str, str]], query: list[str], k1: float, b: float, weight: float
+) -> dict[str, float]:
+    """BM25F written out term by term: text and weighted path counts saturated together."""
+    texts = [tokenize(text) for _, text in files]
+    paths = [path_tokens(path) for path, _ in files]
+    text_idf, path_idf = BM25Okapi(texts, k1=k1, b=b).idf, BM25Okapi(paths, k1=k1, b=b).idf
+    text_avg, path_avg = sum(map(len, texts)) / len(texts), sum(map(len, paths)) / len(paths)
+    scores = {}
+    for (path, _), text, words in zip(files, texts, paths):
+        total = 0.0
+        for token in query:
+            tf = text.count(token) / (1 - b + b * len(text) / text_avg)
+            tf += weight * words.count(token) / (1 - b + b * len(words) / path_avg)
+            idf = text_idf[token] if token in text_idf else path_idf.get(token, 0.0)
+            total += idf * tf * (k1 + 1) / (k1 + tf)
+        scores[path] = total
+    return scores
+
+
+@pytest.mark.parametrize("weight", [0.0, 2.0, 4.0])
+def test_bm25f_scores_equal_a_term_by_term_reference(repo: Path, weight: float) -> None:
+    files = list(iter_text_files(repo, max_bytes=MAX_BYTES))
+    agent = BM25Agent(path_weight=weight, fields="bm25f", max_bytes=MAX_BYTES)
+    agent.initialize(str(repo))
+    query = "snapshot checksum retry src storage kangaroo snapshot"
+    result = agent.retrieve(query)
+    expected = _reference_bm25f(files, tokenize(query), 1.2, 0.75, weight)
+    assert result.files == sorted((p for p in expected if expected[p] > 0), key=lambda p: (-expected[p], p))
+    np.testing.assert_allclose(result.scores, [expected[path] for path in result.files], rtol=1e-12)
+    assert ("src/kangaroo.py" in result.files) is (weight > 0)
+
+
+def test_an_unknown_field_mode_is_rejected() -> None:
+    with pytest.raises(ValueError, match="fields='bm25x': choose one of sum, bm25f"):
+        BM25Agent(fields="bm25x")

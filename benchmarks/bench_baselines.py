@@ -1,0 +1,301 @@
+"""Score the built-in agents, and bm25s when installed, on SWE-bench-style instances.
+
+Each instance (one JSON object a line, or a JSON list) gives ``instance_id``, ``repo`` (``owner/name``),
+``base_commit``, ``problem_statement`` (the query) and ``patch``. The truth is the files the patch
+modifies or deletes: the ``diff --git a/X b/X`` headers minus the files it adds (``--- /dev/null``).
+Each agent searches the tree of ``base_commit`` read straight from a local mirror with pygit2 (no
+checkout: the agents get a snapshot manifest and read blobs from the object database), and the
+script prints file-level Acc@1/3/5 as LocAgent computes it: a case counts at k when the truth files
+among the first k answers number ``min(|truth|, k)``. Beside them: the number of instances, the
+seconds spent indexing (all snapshots) and the median (p50) time of one query.
+
+    python benchmarks/bench_baselines.py swe_lite.jsonl mirrors.json --repos flask,requests
+
+``mirrors.json`` maps a repository name (``flask``, or ``pallets/flask``) to a git directory; blobs a
+mirror lacks (some keep their largest files out) are left out of the tree. ``--agents`` names
+``bm25``, ``keyword``, ``path``, ``hybrid`` and ``bm25s``, each with constructor arguments after
+``:``, separated by ``;`` (``bm25:k1=0.9;b=0.4``, ``hybrid:agents=bm25+keyword``). ``bm25s`` is
+bm25s (``pip install bm25s``) with its defaults and English stop words over whole text files,
+test files (``is_test_path``) left out. Timings are wall clock on a shared machine: noisy.
+
+The truth parsing here is self-contained on purpose; the library's patch parser may replace it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import pygit2
+
+from pytest_codesearch.agents.bm25 import BM25Agent
+from pytest_codesearch.agents.testpaths import is_test_path
+from pytest_codesearch.agents.contract import RetrievalResult
+from pytest_codesearch.agents.hybrid import HybridAgent
+from pytest_codesearch.agents.keyword import KeywordAgent
+from pytest_codesearch.agents.path import PathAgent
+from pytest_codesearch.agents.tokencache import decode_text
+from pytest_codesearch.repo.manifest import ManifestFile, TreeListing, ensure_manifest
+
+KS = (1, 3, 5)
+_DIFF_HEADER = re.compile(r"^diff --git a/(.+?) b/(.+)$")
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One SWE-bench-style case: the issue text, the repository state and the files the fix touches."""
+
+    instance_id: str
+    repo: str
+    base_commit: str
+    query: str
+    truth: frozenset[str]
+
+
+def patch_truth(patch: str) -> frozenset[str]:
+    """Return the files ``patch`` modifies or deletes: its ``diff --git`` headers minus added files."""
+    found: set[str] = set()
+    current: str | None = None
+    for line in patch.splitlines():
+        header = _DIFF_HEADER.match(line)
+        if header:
+            current = header.group(1)
+            found.add(current)
+        elif current is not None and (line.startswith("new file mode") or line == "--- /dev/null"):
+            found.discard(current)
+    return frozenset(found)
+
+
+def load_instances(path: Path, repos: set[str] | None) -> list[Instance]:
+    """Return the instances of ``path`` (JSONL or a JSON list) whose repository is in ``repos`` (all if None)."""
+    text = path.read_text(encoding="utf-8")
+    records: list[dict[str, Any]] = (
+        json.loads(text) if text.lstrip().startswith("[") else [json.loads(line) for line in text.splitlines() if line.strip()]
+    )
+    chosen = []
+    for record in records:
+        name = record["repo"]
+        if repos is not None and name not in repos and name.split("/")[-1] not in repos:
+            continue
+        truth = patch_truth(record["patch"])
+        if truth:
+            chosen.append(Instance(record["instance_id"], name, record["base_commit"], record["problem_statement"], truth))
+    return chosen
+
+
+def acc_at_k(ranked: Sequence[str], truth: frozenset[str], k: int) -> bool:
+    """Return whether the first ``k`` of ``ranked`` hold ``min(|truth|, k)`` truth files (LocAgent's Acc@k)."""
+    return len(truth.intersection(ranked[:k])) == min(len(truth), k)
+
+
+class Searcher(Protocol):
+    """What the benchmark drives: the agent contract, minus ``reset``."""
+
+    def initialize(self, repo_path: str) -> None: ...
+
+    def retrieve(self, query: str) -> RetrievalResult: ...
+
+
+@dataclass
+class Tally:
+    """One agent's hits at each k, seconds spent indexing, and query times."""
+
+    hits: dict[int, int] = field(default_factory=lambda: dict.fromkeys(KS, 0))
+    cases: int = 0
+    index_s: float = 0.0
+    query_s: list[float] = field(default_factory=list)
+
+    def add(self, ranked: Sequence[str], truth: frozenset[str]) -> None:
+        """Count one answer."""
+        self.cases += 1
+        for k in KS:
+            self.hits[k] += acc_at_k(ranked, truth, k)
+
+    def row(self, name: str) -> str:
+        """Return the table row: Acc@k in percent, instances, index seconds, p50 query milliseconds."""
+        accs = " ".join(f"{100 * self.hits[k] / max(self.cases, 1):6.1f}" for k in KS)
+        p50 = 1000 * statistics.median(self.query_s) if self.query_s else 0.0
+        return f"{name:<28} {accs} {self.cases:6d} {self.index_s:9.1f} {p50:9.1f}"
+
+
+class Bm25sSearcher:
+    """bm25s (default Lucene BM25, English stop words) over whole text files of a snapshot, tests left out."""
+
+    def __init__(self, exclude_tests: bool = True, top_n: int = 100) -> None:
+        import bm25s  # type: ignore[import-not-found,import-untyped,unused-ignore]
+
+        self._bm25s = bm25s
+        self.exclude_tests = exclude_tests
+        self.top_n = top_n
+        self._paths: list[str] = []
+        self._retriever: Any = None
+
+    def initialize(self, repo_path: str) -> None:
+        """Index the text files of the snapshot ``repo_path`` (a manifest beside it names the blobs)."""
+        repo_dir, commit = repo_path.split("@", 1)
+        paths, texts = read_tree_texts(_open_repo(repo_dir), commit, self.exclude_tests)
+        self._paths = paths
+        self._retriever = self._bm25s.BM25()
+        self._retriever.index(self._bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
+
+    def retrieve(self, query: str) -> RetrievalResult:
+        """Return the ``top_n`` best files for ``query``."""
+        tokens = self._bm25s.tokenize([query], stopwords="en", show_progress=False)
+        k = min(self.top_n, len(self._paths))
+        docs, scores = self._retriever.retrieve(tokens, k=k, show_progress=False)
+        return RetrievalResult(files=[self._paths[int(i)] for i, s in zip(docs[0], scores[0]) if s > 0])
+
+
+_REPOS: dict[str, pygit2.Repository] = {}
+
+
+def _open_repo(git_dir: str) -> pygit2.Repository:
+    if git_dir not in _REPOS:
+        _REPOS[git_dir] = pygit2.Repository(git_dir)
+    return _REPOS[git_dir]
+
+
+def list_present_tree(repo: pygit2.Repository, tree: pygit2.Tree) -> TreeListing:
+    """Return the regular files of ``tree`` whose blobs the mirror holds (a mirror may lack its largest)."""
+    files: list[ManifestFile] = []
+    pending: list[tuple[pygit2.Tree, str]] = [(tree, "")]
+    while pending:
+        current, prefix = pending.pop()
+        for entry in current:
+            path = prefix + (entry.name or "")
+            mode = int(entry.filemode)
+            if mode == 0o040000:
+                pending.append((repo[entry.id].peel(pygit2.Tree), path + "/"))
+            elif mode in (0o100644, 0o100755) and entry.id in repo:
+                kind, size = repo.odb.read_header(entry.id)
+                files.append(ManifestFile(path, str(entry.id), int(size), mode == 0o100755))
+    files.sort(key=lambda f: f.path)
+    return TreeListing(str(tree.id), tuple(files), (), os.path.abspath(repo.path))
+
+
+def read_tree_texts(repo: pygit2.Repository, commit: str, exclude_tests: bool) -> tuple[list[str], list[str]]:
+    """Return the paths and texts of the text files of ``commit``'s tree, by path, tests left out if asked."""
+    tree = repo.revparse_single(commit).peel(pygit2.Commit).tree
+    paths: list[str] = []
+    texts: list[str] = []
+    for file in list_present_tree(repo, tree).files:
+        if file.size > 1_000_000 or (exclude_tests and is_test_path(file.path)):
+            continue
+        text = decode_text(repo.odb.read(file.blob)[1])
+        if text is not None:
+            paths.append(file.path)
+            texts.append(text)
+    return paths, texts
+
+
+def snapshot_path(repo: pygit2.Repository, commit: str, cache_dir: Path) -> str:
+    """Return ``cache_dir/<tree id>`` after writing the manifest beside it (the directory itself is never written)."""
+    tree = repo.revparse_single(commit).peel(pygit2.Commit).tree
+    ensure_manifest(cache_dir, list_present_tree(repo, tree))
+    return str(cache_dir / str(tree.id))
+
+
+def _timed(call: Callable[[], Any]) -> tuple[Any, float]:
+    start = time.perf_counter()
+    result = call()
+    return result, time.perf_counter() - start
+
+
+def run_agent(searcher: Searcher, instances: Iterable[Instance], where: Callable[[Instance], str]) -> Tally:
+    """Return the tally of ``searcher`` answering every instance on its snapshot ``where(instance)``."""
+    tally = Tally()
+    for instance in instances:
+        _, seconds = _timed(lambda: searcher.initialize(where(instance)))
+        tally.index_s += seconds
+        answer, seconds = _timed(lambda: searcher.retrieve(instance.query))
+        tally.query_s.append(seconds)
+        tally.add(answer.files, instance.truth)
+    return tally
+
+
+def _parse_kwargs(text: str) -> dict[str, Any]:
+    """Return ``k1=1.2,b=0.75,exclude_tests=false`` as keyword arguments (numbers, booleans, else strings)."""
+    kwargs: dict[str, Any] = {}
+    for item in filter(None, text.split(",")):
+        key, _, value = item.partition("=")
+        lowered = value.lower()
+        if lowered in ("true", "false"):
+            kwargs[key] = lowered == "true"
+        else:
+            try:
+                kwargs[key] = int(value)
+            except ValueError:
+                try:
+                    kwargs[key] = float(value)
+                except ValueError:
+                    kwargs[key] = value
+    return kwargs
+
+
+def make_searcher(spec: str) -> Searcher:
+    """Return the searcher named by ``spec``: ``bm25``, ``keyword``, ``path``, ``hybrid``, ``bm25s``, with ``:k=v,...``."""
+    name, _, options = spec.partition(":")
+    kwargs = _parse_kwargs(options)
+    factories: dict[str, Callable[..., Searcher]] = {
+        "bm25": BM25Agent,
+        "keyword": KeywordAgent,
+        "path": PathAgent,
+        "hybrid": HybridAgent.of_names,
+        "bm25s": Bm25sSearcher,
+    }
+    if name not in factories:
+        raise SystemExit(f"unknown agent {name!r}: choose from {', '.join(factories)}")
+    return factories[name](**kwargs)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmark and print one row per agent."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("instances", type=Path, help="SWE-bench-style instances (JSONL or a JSON list)")
+    parser.add_argument("mirrors", type=Path, help="JSON mapping repository name to a local git directory")
+    parser.add_argument("--repos", help="comma-separated repository names to keep (default: all mapped)")
+    parser.add_argument("--agents", default="bm25,keyword,path,hybrid,bm25s",
+                        help="comma-separated; options after ':' with ';' between, e.g. 'bm25:k1=1.2;b=0.5'")
+    args = parser.parse_args(argv)
+    mirrors: dict[str, str] = json.loads(args.mirrors.read_text(encoding="utf-8"))
+    wanted = set(args.repos.split(",")) if args.repos else None
+    instances = [i for i in load_instances(args.instances, wanted) if _mirror(mirrors, i.repo)]
+    repos = sorted({i.repo for i in instances})
+    print(f"{len(instances)} instances from {len(repos)} repositories: {', '.join(repos)}")
+    print(f"{'agent':<28} {'Acc@1':>6} {'Acc@3':>6} {'Acc@5':>6} {'cases':>6} {'index_s':>9} {'p50_ms':>9}")
+    with tempfile.TemporaryDirectory(prefix="bench-baselines-") as scratch:
+        cache = Path(scratch)
+        for spec in args.agents.split(","):
+            searcher = make_searcher(spec.replace(";", ","))
+            where = _locator(searcher, mirrors, cache)
+            print(run_agent(searcher, instances, where).row(spec), flush=True)
+    return 0
+
+
+def _mirror(mirrors: dict[str, str], repo: str) -> str | None:
+    return mirrors.get(repo) or mirrors.get(repo.split("/")[-1])
+
+
+def _locator(searcher: Searcher, mirrors: dict[str, str], cache: Path) -> Callable[[Instance], str]:
+    """Return how ``searcher`` is told an instance's snapshot: a manifest directory, or ``git_dir@commit``."""
+    def where(instance: Instance) -> str:
+        git_dir = _mirror(mirrors, instance.repo) or ""
+        if isinstance(searcher, Bm25sSearcher):
+            return f"{git_dir}@{instance.base_commit}"
+        return snapshot_path(_open_repo(git_dir), instance.base_commit, cache)
+
+    return where
+
+
+if __name__ == "__main__":
+    sys.exit(main())
