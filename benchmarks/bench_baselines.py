@@ -38,6 +38,8 @@ from typing import Any, Protocol
 
 import pygit2
 
+from pytest_codesearch.repo.snapshot import SnapshotStore
+
 from pytest_codesearch.agents.bm25 import BM25Agent
 from pytest_codesearch.agents.testpaths import is_test_path
 from pytest_codesearch.agents.contract import RetrievalResult
@@ -45,7 +47,7 @@ from pytest_codesearch.agents.hybrid import HybridAgent
 from pytest_codesearch.agents.keyword import KeywordAgent
 from pytest_codesearch.agents.path import PathAgent
 from pytest_codesearch.agents.tokencache import decode_text
-from pytest_codesearch.repo.manifest import ManifestFile, TreeListing, ensure_manifest
+from pytest_codesearch.repo.manifest import ManifestFile, TreeListing
 
 KS = (1, 3, 5)
 _DIFF_HEADER = re.compile(r"^diff --git a/(.+?) b/(.+)$")
@@ -198,13 +200,6 @@ def read_tree_texts(repo: pygit2.Repository, commit: str, exclude_tests: bool) -
     return paths, texts
 
 
-def snapshot_path(repo: pygit2.Repository, commit: str, cache_dir: Path) -> str:
-    """Return ``cache_dir/<tree id>`` after writing the manifest beside it (the directory itself is never written)."""
-    tree = repo.revparse_single(commit).peel(pygit2.Commit).tree
-    ensure_manifest(cache_dir, list_present_tree(repo, tree))
-    return str(cache_dir / str(tree.id))
-
-
 def _timed(call: Callable[[], Any]) -> tuple[Any, float]:
     start = time.perf_counter()
     result = call()
@@ -287,12 +282,19 @@ def _mirror(mirrors: dict[str, str], repo: str) -> str | None:
 
 
 def _locator(searcher: Searcher, mirrors: dict[str, str], cache: Path) -> Callable[[Instance], str]:
-    """Return how ``searcher`` is told an instance's snapshot: a manifest directory, or ``git_dir@commit``."""
+    """Return how ``searcher`` is told an instance's snapshot: ``git_dir@commit`` for bm25s; for our
+    agents the harness's way: the snapshot's view through ``use_snapshot``, then its root."""
+    store = SnapshotStore(cache, materialize=False)
+
     def where(instance: Instance) -> str:
         git_dir = _mirror(mirrors, instance.repo) or ""
         if isinstance(searcher, Bm25sSearcher):
             return f"{git_dir}@{instance.base_commit}"
-        return snapshot_path(_open_repo(git_dir), instance.base_commit, cache)
+        snapshot = store.get(Path(git_dir), instance.base_commit)
+        hook = getattr(searcher, "use_snapshot", None)
+        if callable(hook):
+            hook(snapshot.view())
+        return str(snapshot.root)
 
     return where
 

@@ -51,6 +51,13 @@ class HybridAgent:
             raise ValueError(f"hybrid agents={agents!r}: unknown {unknown}; choose from {', '.join(factories)}")
         return cls([(name, factories[name]()) for name in names], k, top_n)
 
+    def use_snapshot(self, view: Any) -> None:
+        """Hand the harness's snapshot view to every member that takes one."""
+        for _, member in self.members:
+            hook = getattr(member, "use_snapshot", None)
+            if callable(hook):
+                hook(view)
+
     def initialize(self, repo_path: str) -> None:
         """Hand ``repo_path`` to every member."""
         for _, member in self.members:

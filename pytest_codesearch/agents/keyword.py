@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from pytest_codesearch.agents.contract import RetrievalResult
+from pytest_codesearch.repo.reader import SnapshotView
 from pytest_codesearch.agents.corpus import IndexCache, SnapshotIndexer, rank_files
 from pytest_codesearch.agents.postings import TokenCorpus
 from pytest_codesearch.agents.tokencache import TokenCache, shared_token_cache
@@ -73,6 +74,10 @@ class KeywordAgent:
         if self._index is None:
             raise RuntimeError("KeywordAgent: call initialize(repo_path) before retrieve()")
         return self._index
+
+    def use_snapshot(self, view: SnapshotView) -> None:
+        """Take the snapshot's listing and reader from the harness (called before ``initialize``)."""
+        self._indexer.use_snapshot(view)
 
     def initialize(self, repo_path: str) -> None:
         """Search ``repo_path`` from now on, indexing it unless this agent already has."""
