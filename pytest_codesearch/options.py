@@ -118,6 +118,9 @@ OPTIONS: tuple[Option, ...] = (
            "(CI matrices; see docs/sharding.md)", flag="--codesearch-shard", shown_default="all items"),
     Option("merge", PathList(metavar="DIR"), (), "merge the journals of these report directories (shards) into "
            "one report; runs no case", flag="--codesearch-merge", nargs="+", shown_default="off"),
+    Option("validate", Boolean(), False, "check every case of the gold sets among the paths against its snapshot "
+           "(files, lines, symbols, ids, leaky queries), print the problems and exit 1 on an error; runs no case "
+           "(see docs/validation.md)", flag="--codesearch-validate", action="store_true", shown_default="off"),
     Option("resume", Boolean(), False, "reuse the completed cases of the last run (its journal), run only the "
            "rest", flag="--codesearch-resume", action="store_true", shown_default="off"),
     Option("f_beta", Number(metavar="BETA"), None, "also score f_beta with this beta; 2 weighs recall higher",

@@ -59,7 +59,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_cmdline_main(config: pytest.Config) -> int | None:
     """``--codesearch-generate`` mines a history into a gold set, ``--codesearch-merge`` merges shards'
-    reports; both end the run: no test runs."""
+    reports, ``--codesearch-validate`` checks gold sets; each ends the run: no test runs."""
+    if config.getoption("codesearch_validate"):
+        from pytest_codesearch.validate_command import run_validate
+
+        return run_validate(config, _settings(config)[0])
     if config.getoption("codesearch_merge"):
         from pytest_codesearch.report.merge_command import run_merge
 

@@ -59,6 +59,8 @@ class Settings:
     merge: tuple[Path, ...] = ()
     """Report directories whose journals ``--codesearch-merge`` merges."""
     resume: bool = False
+    validate: bool = False
+    """``--codesearch-validate``: check the gold sets among the paths, run nothing."""
     max_answer: int = 1000
     randomize: bool = True
     formats: tuple[str, ...] = REPORT_FORMATS

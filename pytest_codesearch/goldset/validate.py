@@ -1,0 +1,287 @@
+"""Check gold-set cases against the snapshots they search, without running any agent.
+
+``pytest --codesearch-validate`` calls :func:`validate_files`; each finding is a :class:`Problem`::
+
+    problems = validate_goldset(Path("goldsets/self.jsonl"), "goldsets/self.jsonl", store)
+    print(format_table(problems))
+
+Checks, per case: the case loads (broken entries are reported as the reader gives them, duplicate ids
+included); its repository and ``base_commit`` resolve to a snapshot; every ground-truth file is in the
+snapshot's tree; every line range lies inside its file; every symbol is defined in its file; the query
+does not name its answer (a warning: the query holds a ground-truth path or file name). Files are read
+through ``Snapshot.read``: the object database for a commit, never whatever is checked out.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path, PurePosixPath
+
+from pytest_codesearch.goldset import formats
+from pytest_codesearch.goldset.entities import definition_spans
+from pytest_codesearch.goldset.formats import ReadOptions
+from pytest_codesearch.goldset.model import GroundTruthFile, TestCase
+from pytest_codesearch.repo.resolve import Resolved, default_repo, resolve_repo
+from pytest_codesearch.repo.snapshot import Snapshot, SnapshotError, SnapshotStore
+
+ERROR = "error"
+WARNING = "warning"
+_FIELD = re.compile(r"^([A-Za-z_][\w.\[\]-]*): (.*)$", re.DOTALL)
+_LINE = re.compile(r"^line (\d+): (.*)$", re.DOTALL)
+_SKIPPED_DIRS = frozenset({"__pycache__", "node_modules", "venv"})
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    """One finding, sorted by file, line, case id and field; ``line`` 0 means the whole file."""
+
+    goldset: str
+    line: int
+    case_id: str
+    field: str
+    message: str
+    level: str = ERROR
+    """``error`` (the case cannot be scored as written) or ``warning`` (it can, but is suspect)."""
+
+    def location(self) -> str:
+        """Return ``file:line``, or the file alone for a whole-file problem."""
+        return f"{self.goldset}:{self.line}" if self.line else self.goldset
+
+
+@dataclass(frozen=True)
+class Validation:
+    """What a validation run found: the problems, and how many files and cases it checked."""
+
+    problems: list[Problem]
+    files: int
+    cases: int
+
+    @property
+    def errors(self) -> int:
+        """Return the number of error-level problems."""
+        return sum(problem.level == ERROR for problem in self.problems)
+
+    @property
+    def warnings(self) -> int:
+        """Return the number of warning-level problems."""
+        return sum(problem.level == WARNING for problem in self.problems)
+
+
+def goldset_files(paths: Iterable[Path]) -> Iterator[Path]:
+    """Yield the gold-set files among ``paths`` (files, or directories walked in name order), once each.
+
+    A file given by name is checked whatever its shape; in a directory, only files some registered format
+    claims. Hidden directories, ``__pycache__``, ``node_modules`` and ``venv`` are skipped.
+    """
+    seen: set[Path] = set()
+    for path in paths:
+        found = [path] if path.is_file() else sorted(_walk(path))
+        for file in found:
+            if file.resolve() not in seen:
+                seen.add(file.resolve())
+                yield file
+
+
+def _walk(directory: Path) -> Iterator[Path]:
+    for child in directory.iterdir():
+        if child.is_dir():
+            if not child.name.startswith(".") and child.name not in _SKIPPED_DIRS:
+                yield from _walk(child)
+        elif formats.reader_for(child) is not None:
+            yield child
+
+
+def validate_files(
+    paths: Iterable[tuple[Path, str]], store: SnapshotStore, options: ReadOptions | None = None
+) -> Validation:
+    """Validate each ``(path, display name)``; ``display`` is how problems name the file."""
+    problems: list[Problem] = []
+    files = cases = 0
+    for path, display in paths:
+        found, count = validate_goldset(path, display, store, options)
+        problems.extend(found)
+        files += 1
+        cases += count
+    return Validation(sorted(problems), files, cases)
+
+
+def validate_goldset(
+    path: Path, display: str, store: SnapshotStore, options: ReadOptions | None = None
+) -> tuple[list[Problem], int]:
+    """Return the problems of the gold-set file ``path`` and the number of its entries."""
+    options = options or ReadOptions()
+    loaded = formats.load(path, options)
+    problems: list[Problem] = []
+    if loaded.error is not None:
+        line, error = _split_line(loaded.error)
+        problems.append(_from_error(display, line, "", error))
+    repo = default_repo(path, loaded.metadata.repo, display, options.repos)
+    for entry in loaded.entries:
+        if entry.case is None:
+            problems.append(_from_error(display, entry.line, entry.case_id or "", entry.error or "invalid case"))
+            continue
+        case_repo = repo if entry.case.repo is None else resolve_repo(entry.case.repo, path, options.repos)
+        base = entry.case.base_commit if entry.case.base_commit is not None else loaded.metadata.base_commit
+        problems.extend(_check_case(display, entry.line, entry.case, case_repo, base, store))
+    return problems, len(loaded.entries)
+
+
+def _split_line(error: str) -> tuple[int, str]:
+    """Return the line a whole-file error names (``line 3: ...``) and the rest, or 0 and the error."""
+    match = _LINE.match(error)
+    return (int(match.group(1)), match.group(2)) if match else (0, error)
+
+
+def _from_error(goldset: str, line: int, case_id: str, error: str) -> Problem:
+    """Return a reader's ``field: message`` error (or a bare message) as an error-level problem."""
+    match = _FIELD.match(error)
+    field, message = (match.group(1), match.group(2)) if match else ("", error)
+    return Problem(goldset, line, case_id, field, " ".join(message.split()))
+
+
+def _check_case(
+    goldset: str, line: int, case: TestCase, repo: Resolved, base: str | None, store: SnapshotStore
+) -> list[Problem]:
+    """Return the problems of one loaded case: its snapshot, its ground truth, and its query."""
+    path, repo_error = repo
+    if path is None:
+        problem = _from_error(goldset, line, case.id, repo_error or "repo: cannot be resolved")
+        return [replace(problem, field=problem.field or "repo")]
+    try:
+        snapshot = store.get(path, base)
+    except SnapshotError as exc:
+        field = "repo" if base is None else "base_commit"
+        return [Problem(goldset, line, case.id, field, str(exc))]
+    return [
+        Problem(goldset, line, case.id, field, message, level)
+        for field, message, level in _case_problems(case, snapshot)
+    ]
+
+
+def _case_problems(case: TestCase, snapshot: Snapshot) -> Iterator[tuple[str, str, str]]:
+    """Yield ``(field, message, level)`` for each problem of ``case`` in ``snapshot``."""
+    for index, truth in enumerate(case.ground_truth_files):
+        where = f"ground_truth_files[{index}]"
+        data = snapshot.read(truth.path)
+        if data is None:
+            yield where, _missing_message(truth.path, snapshot), ERROR
+            continue
+        yield from _line_problems(where, truth, data)
+        yield from _symbol_problems(where, truth, data)
+    leak = query_leak(case)
+    if leak is not None:
+        yield "query", leak, WARNING
+
+
+def _missing_message(path: str, snapshot: Snapshot) -> str:
+    """Say that ``path`` is not in the snapshot, suggesting the closest file it has."""
+    close = difflib.get_close_matches(path, sorted(snapshot.files), n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"{path!r} is not in tree {snapshot.label}{hint}"
+
+
+def _line_problems(where: str, truth: GroundTruthFile, data: bytes) -> Iterator[tuple[str, str, str]]:
+    """Yield a problem for each line range of ``truth`` that ends past the last line of ``data``."""
+    count = line_count(data)
+    for index, (start, end) in enumerate(truth.lines):
+        if end > count:
+            yield (
+                f"{where}.lines[{index}]",
+                f"[{start}, {end}] ends past the last line of {truth.path!r} ({count} lines)",
+                ERROR,
+            )
+
+
+def line_count(data: bytes) -> int:
+    """Return the number of lines of ``data``: a last line without a newline counts, an empty file has 0."""
+    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+
+
+def _symbol_problems(where: str, truth: GroundTruthFile, data: bytes) -> Iterator[tuple[str, str, str]]:
+    """Yield a problem for each symbol of ``truth`` that ``data`` does not define."""
+    python = truth.path.endswith((".py", ".pyi"))
+    for index, symbol in enumerate(truth.symbols):
+        if python and not defines_python_symbol(truth.path, data, symbol):
+            message = f"{symbol!r} is not a function, class or method defined in {truth.path!r}"
+        elif not python and symbol_tail(symbol).encode() not in data:
+            message = f"{symbol_tail(symbol)!r} does not occur in {truth.path!r}"
+        else:
+            continue
+        yield f"{where}.symbols[{index}]", message, ERROR
+
+
+def symbol_tail(symbol: str) -> str:
+    """Return the last name of ``symbol``: ``hash_password`` of ``shop.auth.hashing.hash_password`` or ``a.py:f``."""
+    return re.split(r"[.:#/]|::", symbol.strip())[-1]
+
+
+def defines_python_symbol(path: str, data: bytes, symbol: str) -> bool:
+    """Return True when ``data`` (the file at ``path``) defines ``symbol`` as a function, class or method.
+
+    ``symbol`` matches a definition's qualified name (``Cart.add`` for ``add`` in ``class Cart``) written
+    alone, after a ``path:`` prefix (``pkg/shop.py:Cart.add``), or after the file's dotted module name or
+    any tail of it (``pkg.shop.Cart.add``, ``shop.Cart.add``; ``src/pkg/shop.py`` gives ``src.pkg.shop``
+    too). A file that does not parse defines nothing.
+    """
+    name = symbol.rsplit(":", 1)[-1].strip() if ":" in symbol else symbol.strip()
+    qualnames = {definition.qualname for definition in definition_spans(data)}
+    if name in qualnames:
+        return True
+    parts = PurePosixPath(path).with_suffix("").parts
+    modules = [".".join(parts[i:]) for i in range(len(parts))]
+    return any(name.startswith(module + ".") and name[len(module) + 1 :] in qualnames for module in modules)
+
+
+def query_leak(case: TestCase) -> str | None:
+    """Return why the query names its answer (a ground-truth path or file name with extension), or None."""
+    query = case.query.lower()
+    for truth in case.ground_truth_files:
+        name = PurePosixPath(truth.path).name
+        if _mentions(query, truth.path.lower()):
+            return f"names its answer: the query contains the ground-truth path {truth.path!r}"
+        if "." in name and _mentions(query, name.lower()):
+            return f"names its answer: the query contains the ground-truth file name {name!r}"
+    return None
+
+
+def _mentions(query: str, name: str) -> bool:
+    """Return True when ``name`` occurs in ``query`` as a whole word (not inside ``myapp.pyc`` for ``app.py``)."""
+    return re.search(rf"(?<![\w.]){re.escape(name)}(?![\w])", query) is not None
+
+
+def format_table(problems: Iterable[Problem]) -> str:
+    """Return one line per problem: ``file:line  level  case-id  field  message``, columns aligned."""
+    rows = [(p.location(), p.level, p.case_id or "-", p.field or "-", p.message) for p in sorted(problems)]
+    if not rows:
+        return ""
+    header = ("location", "level", "case", "field", "message")
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(4)]
+    lines = ["  ".join(cell.ljust(widths[i]) if i < 4 else cell for i, cell in enumerate(row)) for row in [header, *rows]]
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def summary(result: Validation) -> str:
+    """Return the closing line: files, cases, errors and warnings."""
+    return (
+        f"codesearch: validated {result.files} gold-set file(s), {result.cases} case(s): "
+        f"{result.errors} error(s), {result.warnings} warning(s)"
+    )
+
+
+__all__ = [
+    "ERROR",
+    "WARNING",
+    "Problem",
+    "Validation",
+    "defines_python_symbol",
+    "format_table",
+    "goldset_files",
+    "line_count",
+    "query_leak",
+    "summary",
+    "validate_files",
+    "validate_goldset",
+]
