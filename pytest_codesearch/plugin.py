@@ -16,8 +16,9 @@ import pytest
 from pytest_codesearch.agents.registry import AgentRegistry, AgentSelectionError, entry_point_specs, specs_in
 from pytest_codesearch.keys import CASE_ATTRIBUTE, INVALID_ATTRIBUTE, POOL_FIXTURE, RESUME_KEY, SEED_KEY
 from pytest_codesearch.options import OPTIONS
-from pytest_codesearch.optiontypes import Names, Origin, PathValue, SettingsError
-from pytest_codesearch.settings import Given, Layer, Settings, build_settings, winner
+from pytest_codesearch.optiontypes import Names
+from pytest_codesearch.settings import Settings
+from pytest_codesearch.settings_loader import LOADED, load_settings, shown
 from pytest_codesearch.state import STATE, RunState
 
 if TYPE_CHECKING:
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
 
 # The library (pydantic, numpy, pygit2, rank-bm25) is imported inside the hooks, only once an agent
 # is selected: a pytest run that benchmarks nothing does not pay for it.
-LOADED: pytest.StashKey[tuple[Settings, BenchFile | None]] = pytest.StashKey()
 GOLDSETS_SEEN = pytest.StashKey[int]()
 
 
@@ -63,24 +63,24 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
     if config.getoption("codesearch_validate"):
         from pytest_codesearch.validate_command import run_validate
 
-        return run_validate(config, _settings(config)[0])
+        return run_validate(config, load_settings(config)[0])
     if config.getoption("codesearch_merge"):
         from pytest_codesearch.report.merge_command import run_merge
 
-        settings, here = _settings(config)[0], config.invocation_params.dir
-        return run_merge([Path(_shown(p, here)) for p in settings.merge], settings)  # as given, for messages
+        settings, here = load_settings(config)[0], config.invocation_params.dir
+        return run_merge([Path(shown(p, here)) for p in settings.merge], settings)  # as given, for messages
     if not config.getoption("codesearch_generate"):
         return None
     from pytest_codesearch.generate_command import run_generate
 
-    settings, bench = _settings(config)
+    settings, bench = load_settings(config)
     return run_generate(config, settings, None if bench is None else bench.filters)
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """Select the agents (exit 4 on an unknown name) and set up the run when any is selected."""
     config.addinivalue_line("markers", "codesearch: a pytest-codesearch benchmark case")
-    settings, bench = _settings(config)
+    settings, bench = load_settings(config)
     if not settings.active:
         return
     registry = _registry(config, bench)
@@ -164,44 +164,6 @@ def _warn_about_worktrees(config: pytest.Config, items: list[pytest.Item]) -> No
         warnings.warn(WorktreeWarning(message), stacklevel=1)
 
 
-def _settings(config: pytest.Config) -> tuple[Settings, BenchFile | None]:
-    """Return the settings (command line > YAML file > ini file > defaults) and the YAML file, once per run."""
-    loaded = config.stash.get(LOADED, None)
-    if loaded is not None:
-        return loaded
-    here = config.invocation_params.dir
-    cli = {o.field: Given(config.getoption(o.dest), Origin(o.flag, here)) for o in OPTIONS if o.flag}
-    ini_file = _shown(config.inipath, here) if config.inipath else "ini file"
-    ini = {
-        o.field: Given(config.getini(o.ini), Origin(f"{ini_file}: {o.ini}", config.rootpath)) for o in OPTIONS if o.ini
-    }
-    try:
-        bench = _load_bench(_config_path([cli, ini]), here)
-        layers: list[Layer] = [cli, ini] if bench is None else [cli, bench.layer(), ini]
-        loaded = build_settings(layers, here, config.rootpath), bench
-        if loaded[0].active and loaded[0].headline:
-            _check_headline(loaded[0], winner(layers, "headline"))
-    except SettingsError as exc:
-        raise pytest.UsageError(str(exc)) from None
-    config.stash[LOADED] = loaded
-    return loaded
-
-
-def _check_headline(settings: Settings, given: Given | None) -> None:
-    """Raise SettingsError, naming the source, when a headline name is no metric of this run."""
-    from pytest_codesearch.scoring.case import metric_names, optional_metric_names
-
-    known = (*metric_names(settings.ks, settings.f_beta is not None), *optional_metric_names(settings.ks))
-    if given is not None:
-        Names(known).parse(given.value, given.origin)
-
-
-def _config_path(layers: list[Layer]) -> Path | None:
-    """Return the YAML file the command line or the ini file names (relative to where it was given)."""
-    given = winner(layers, "config_path")
-    return None if given is None else PathValue().parse(given.value, given.origin)
-
-
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Build every selected agent once before any case runs: one that cannot be built is a usage error."""
@@ -231,26 +193,6 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         from pytest_codesearch.runner.inprocess import unwatch_ctrl_c
 
         unwatch_ctrl_c()
-
-
-def _shown(path: Path, here: Path) -> str:
-    """Return ``path`` as errors show it: relative to the invocation directory when inside it."""
-    try:
-        return str(path.relative_to(here))
-    except ValueError:
-        return str(path)
-
-
-def _load_bench(path: Path | None, here: Path) -> BenchFile | None:
-    """Return the YAML file when one is given; a bad one is a usage error naming file, line and key."""
-    if path is None:
-        return None
-    from pytest_codesearch.benchfile import ConfigError, load_benchfile
-
-    try:
-        return load_benchfile(path, _shown(path, here))
-    except ConfigError as exc:
-        raise pytest.UsageError(str(exc)) from None
 
 
 def _registry(config: pytest.Config, bench: BenchFile | None) -> AgentRegistry:
