@@ -100,6 +100,8 @@ def coerce_result(name: str, raw: Any) -> RetrievalResult:
         spans=[Span(_as_path(name, s[0]), int(s[1]), int(s[2])) for s in raw.spans],
         symbols=[str(s) for s in raw.symbols],
         metadata=_checked_metadata(name, raw.metadata),
+        functions=[str(f) for f in raw.functions],
+        modules=[str(m) for m in raw.modules],
     )
 
 

@@ -21,6 +21,9 @@ class RetrievalResult:
     ``files`` is the ranked answer (best first); everything else is optional. ``scores`` are the
     agent's own scores for ``files`` (same order), ``spans`` are line ranges it points at, ``symbols``
     are fully qualified names, ``metadata`` is free JSON-native data kept in the case record.
+    ``functions`` are ranked function-level entities, ``path.py:Qualified.name``; ``modules`` are
+    ranked module-level entities, ``path.py:Name``, derived from ``functions`` when not given
+    (``modules_of``).
     """
 
     files: list[str]
@@ -28,6 +31,26 @@ class RetrievalResult:
     spans: list[Span] = field(default_factory=list)
     symbols: list[str] = field(default_factory=list)
     metadata: dict[str, Any] = field(default_factory=dict)
+    functions: list[str] = field(default_factory=list)
+    modules: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.modules and self.functions:
+            self.modules = modules_of(self.functions)
+
+
+def modules_of(functions: list[str]) -> list[str]:
+    """Return the module-level entities of ranked ``functions``, in order of first appearance.
+
+    ``path.py:Class.method`` -> ``path.py:Class``; ``path.py:func`` -> ``path.py:func``. An entry
+    without ``path:`` names no module and is skipped.
+    """
+    modules: dict[str, None] = {}
+    for entity in functions:
+        path, colon, name = entity.rpartition(":")
+        if colon and path and name:
+            modules.setdefault(f"{path}:{name.split('.', 1)[0]}", None)
+    return list(modules)
 
 
 @runtime_checkable
