@@ -45,13 +45,13 @@ def test_instances_become_cases_with_derived_ground_truth(tmp_path: Path) -> Non
         "tags": ["acme/shop"],
     }
     assert first["query"].startswith("Adding the same item twice")
-    assert first["x-ground_truth_functions"] == ["pkg/shop.py:Cart.add", "pkg/shop.py:Cart.total", *UTIL_FUNCTIONS]
-    assert first["x-ground_truth_modules"] == ["pkg/shop.py:Cart", *UTIL_FUNCTIONS]
+    assert first["ground_truth_functions"] == ["pkg/shop.py:Cart.add", "pkg/shop.py:Cart.total", *UTIL_FUNCTIONS]
+    assert first["ground_truth_modules"] == ["pkg/shop.py:Cart", *UTIL_FUNCTIONS]
     assert sorted(first["x-swebench"]) == [
         "FAIL_TO_PASS", "PASS_TO_PASS", "created_at", "environment_setup_commit", "hints_text", "test_patch", "version",
     ]
     assert second["ground_truth_files"] == [{"path": "pkg/util.py", "lines": [[5, 5], [8, 9]]}]
-    assert second["x-ground_truth_functions"] == UTIL_FUNCTIONS
+    assert second["ground_truth_functions"] == UTIL_FUNCTIONS
     assert "added_files" not in second
 
 
@@ -170,7 +170,7 @@ def test_the_example_in_the_format_page_loads(tmp_path: Path) -> None:
     (tmp_path / "example.jsonl").write_text(example, encoding="utf-8")
     (case,) = load(tmp_path / "example.jsonl").cases
     assert [(f.path, f.lines) for f in case.ground_truth_files] == [("pkg/shop.py", [(9, 9)])]
-    assert case.extensions["x-ground_truth_functions"] == ["pkg/shop.py:Cart.add"]
+    assert case.ground_truth_functions == ["pkg/shop.py:Cart.add"]
 
 
 def test_a_missing_blob_is_named_and_the_rest_runs(tmp_path: Path) -> None:

@@ -141,3 +141,13 @@ def test_schema_main_writes_the_file(tmp_path: Path) -> None:
     assert main([str(target)]) == 0
     assert json.loads(target.read_text(encoding="utf-8")) == build_schema()
     assert main([]) == 2
+
+
+def test_entity_truth_is_a_field_and_legacy_extension_keys_are_read() -> None:
+    from pytest_codesearch.goldset.model import TestCase
+
+    case = TestCase.model_validate(
+        {"id": "c", "query": "q", "ground_truth_files": ["a.py"], "x-ground_truth_functions": ["a.py:A.f"],
+         "ground_truth_modules": ["a.py:A"]}
+    )
+    assert (case.ground_truth_functions, case.ground_truth_modules, case.extensions) == (["a.py:A.f"], ["a.py:A"], {})

@@ -221,6 +221,13 @@ class GroundTruthFile(BaseModel):
         return not self.lines and not self.symbols and self.relevance == 1
 
 
+_LEGACY_ENTITY_KEYS = {
+    "x-ground_truth_functions": "ground_truth_functions",
+    "x-ground_truth_modules": "ground_truth_modules",
+}
+"""Extension keys that carried the entity-level truth before it had fields (SWE-bench conversions)."""
+
+
 class TestCase(BaseModel):
     """One benchmark case: a query and the files that answer it."""
 
@@ -255,6 +262,27 @@ class TestCase(BaseModel):
         default_factory=list,
         description="Fully qualified names of symbols that look relevant but are not; needs ground-truth symbols.",
     )
+    ground_truth_functions: list[NonBlank] = Field(
+        default_factory=list,
+        description="Function-level entities that answer the query, 'path.py:Class.method' (function_* metrics).",
+    )
+    ground_truth_modules: list[NonBlank] = Field(
+        default_factory=list,
+        description="Module-level entities that answer the query, 'path.py:Name' (module_* metrics).",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _lift_entity_extensions(cls, data: Any) -> Any:
+        """Read the ``x-ground_truth_functions``/``x-ground_truth_modules`` keys of older files as the fields."""
+        if not isinstance(data, dict) or not any(key in data for key in _LEGACY_ENTITY_KEYS):
+            return data
+        data = dict(data)
+        for legacy, name in _LEGACY_ENTITY_KEYS.items():
+            value = data.pop(legacy, None)
+            if value is not None:
+                data.setdefault(name, value)
+        return data
 
     @field_validator("ground_truth_files")
     @classmethod

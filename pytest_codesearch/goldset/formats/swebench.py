@@ -268,8 +268,8 @@ def _case_from(record: dict[str, Any], truth: PatchTruth, repository: pygit2.Rep
         "base_commit": record["base_commit"],
         "added_files": list(truth.added_files),
         "tags": [record["repo"]],
-        "x-ground_truth_functions": list(truth.functions),
-        "x-ground_truth_modules": list(truth.modules),
+        "ground_truth_functions": list(truth.functions),
+        "ground_truth_modules": list(truth.modules),
         "x-swebench": {key: value for key, value in record.items() if key not in REQUIRED},
     }
 
