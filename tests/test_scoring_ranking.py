@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from math import log2
 from typing import Any
 
@@ -143,7 +144,7 @@ def test_r_precision_matches_hand_values(ranked: list[str], relevant: frozenset[
     assert score_case(ranked, dict.fromkeys(relevant, 2))["r_precision"] == expected
 
 
-AT_K = ("precision", "recall", "f1", "hit", "ndcg", "all_hit", "recall_cap")
+AT_K = ("precision", "recall", "f1", "hit", "ndcg", "all_hit", "recall_cap", "acc")
 
 
 def test_metric_names_for_default_ks() -> None:
@@ -156,7 +157,7 @@ def test_metric_names_for_default_ks() -> None:
 
 def test_metric_names_keep_the_given_order_of_ks() -> None:
     at_20 = [f"{name}@20" for name in AT_K]
-    assert metric_names([20, 3])[4:18] == [*at_20, *(f"{name}@3" for name in AT_K)]
+    assert metric_names([20, 3])[4:20] == [*at_20, *(f"{name}@3" for name in AT_K)]
 
 
 @pytest.mark.parametrize("ks", [(5, 5), (0, 5), (-1,)])
@@ -273,8 +274,26 @@ def test_the_worked_example_of_docs_metrics() -> None:
         "precision": 0.5, "recall": 0.6667, "f1": 0.5714, "f1_partial": 0.7143, "f_beta": 0.625,
         **{f"{name}@1": 0.0 for name in AT_K},
         "precision@5": 0.4, "recall@5": 0.6667, "f1@5": 0.5, "hit@5": 1.0, "ndcg@5": 0.5406, "all_hit@5": 0.0,
-        "recall_cap@5": 0.6667,
+        "recall_cap@5": 0.6667, "acc@5": 0.0,
         "precision@10": 0.2, "recall@10": 0.6667, "f1@10": 0.3077, "hit@10": 1.0, "ndcg@10": 0.5406, "all_hit@10": 0.0,
-        "recall_cap@10": 0.6667,
+        "recall_cap@10": 0.6667, "acc@10": 0.0,
         "mrr": 0.5, "map": 0.3333, "r_precision": 0.3333,
     }  # fmt: skip
+
+
+def _acc(ranked: list[str], truth: set[str], k: int) -> float:
+    """LocAgent's Acc@k written from its definition: |truth ∩ top k| == min(|truth|, k)."""
+    return float(bool(truth) and len(truth & set(ranked[:k])) == min(len(truth), k))
+
+
+def test_acc_counts_min_of_k_and_r_by_hand_and_on_random_cases() -> None:
+    relevance = dict.fromkeys(["a.py", "b.py", "c.py", "d.py"], 1)
+    got = score_case(["a.py", "b.py", "x.py", "c.py"], relevance, ks=(2, 4, 5))
+    assert (got["acc@2"], got["all_hit@2"], got["acc@4"], got["acc@5"]) == (1.0, 0.0, 0.0, 0.0)
+    rng = random.Random(7)
+    pool = [f"f{i}.py" for i in range(30)]
+    for _ in range(500):
+        truth = set(rng.sample(pool, rng.randint(0, 6)))
+        ranked = rng.sample(pool, rng.randint(0, 15))
+        scores = score_case(ranked, dict.fromkeys(truth, 1), ks=(1, 3, 5))
+        assert [scores[f"acc@{k}"] for k in (1, 3, 5)] == [_acc(ranked, truth, k) for k in (1, 3, 5)]

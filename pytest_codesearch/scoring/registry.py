@@ -121,6 +121,11 @@ def _recall_cap_at(c: Counts[Num], k: int) -> Num:
     return c.ratio(c.found_at(k), c.cap(k, c.n_relevant))
 
 
+def _acc_at(c: Counts[Num], k: int) -> Num:
+    """acc@k = 1 if R > 0 and hits(k) = min(k, R), else 0 (LocAgent's Acc@k)."""
+    return c.positive(c.n_relevant) * c.equal(c.found_at(k), c.cap(k, c.n_relevant))
+
+
 def _mrr(c: Counts[Num], k: int) -> Num:
     """mrr = 1 / rank of the first relevant entry, 0 if none."""
     return c.reciprocal_rank()
@@ -164,6 +169,8 @@ METRICS: tuple[Metric, ...] = (
            "1 if hits(k) = R (every ground-truth path is in the top *k*), else 0", _all_hit_at, at_k=True),
     Metric("recall_cap", "ranking", "relevant paths among the first k results, divided by min(k, relevant paths).",
            "hits(k) / min(k, R)", _recall_cap_at, at_k=True),
+    Metric("acc", "ranking", "1 when the first k results hold min(k, R) relevant paths (LocAgent's Acc@k), else 0.",
+           "1 if R > 0 and hits(k) = min(k, R), else 0", _acc_at, at_k=True),
     Metric("mrr", "ranking", "1 / rank of the first relevant path (0 when none is retrieved), averaged over cases.",
            "1 / rank of the first relevant entry, 0 if there is none", _mrr, trec_eval="recip_rank"),
     Metric("map", "ranking", "precision at the rank of each relevant path retrieved, summed and divided "
