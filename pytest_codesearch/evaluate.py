@@ -30,6 +30,7 @@ from pytest_codesearch.scoring import (
     truth_lines,
     truth_symbols,
 )
+from pytest_codesearch.scoring.levels import first_ranks, score_levels
 from pytest_codesearch.status import Status
 
 if TYPE_CHECKING:
@@ -188,6 +189,8 @@ def _base_record(spec: CaseSpec, choice: AgentChoice, nodeid: str, worker: str |
         "ground_truth": sorted(relevance, key=lambda p: (-relevance[p], p)),
         "relevance": relevance,
         "retrieved": [],
+        "ground_truth_modules": list(case.ground_truth_modules),
+        "ground_truth_functions": list(case.ground_truth_functions),
         "latency_ms": None,
         "latencies_ms": [],
         "index_ms": None,
@@ -265,6 +268,9 @@ def _score(
     )
     sources = _sources_for(snapshot)
     metrics.update(_finer_metrics(spec.case, answer, snapshot, metrics["recall"], settings.ks, sources))
+    record["retrieved_modules"] = first_ranks(answer.modules)
+    record["retrieved_functions"] = first_ranks(answer.functions)
+    metrics.update(score_levels(spec.case, record["retrieved_modules"], record["retrieved_functions"], settings.ks))
     record["metrics"] = metrics
     cutoff = miss_cutoff(settings.ks)
     if is_miss(normalized.paths, relevance, cutoff):

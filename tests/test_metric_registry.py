@@ -6,7 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from pytest_codesearch.scoring import LINE_METRICS, metric_names, optional_metric_names, symbol_metric_names
+from pytest_codesearch.scoring import (
+    LINE_METRICS,
+    level_metric_names,
+    metric_names,
+    optional_metric_names,
+    symbol_metric_names,
+)
 from pytest_codesearch.scoring.registry import (
     METRICS,
     expand,
@@ -22,7 +28,7 @@ DOCS = Path(__file__).parent.parent / "docs" / "metrics.md"
 
 def test_docs_tables_are_the_registry() -> None:
     text = DOCS.read_text(encoding="utf-8")
-    assert text.count("<!-- metrics:") == 4
+    assert text.count("<!-- metrics:") == 6
     assert update_docs(text) == text, "run: python -m pytest_codesearch.scoring docs/metrics.md"
 
 
@@ -37,7 +43,7 @@ def test_labels_are_unique_and_every_file_metric_has_a_formula() -> None:
     assert len(labels) == len(set(labels))
     for metric in METRICS:
         assert metric.definition.endswith(".") and "\n" not in metric.definition
-        assert (metric.formula is not None) == (metric.section in ("set", "ranking")), metric.name
+        assert (metric.formula is not None) == (metric.section in ("set", "ranking", "modules", "functions")), metric.name
 
 
 def test_names_keep_report_order() -> None:
@@ -52,7 +58,9 @@ def test_names_keep_report_order() -> None:
 
 
 def test_optional_names_match_the_modules_that_compute_them() -> None:
-    assert optional_metric_names((1, 5)) == [*LINE_METRICS, *symbol_metric_names((1, 5)), HARD_NEGATIVE_METRIC]
+    assert optional_metric_names((1, 5)) == [
+        *LINE_METRICS, *symbol_metric_names((1, 5)), HARD_NEGATIVE_METRIC, *level_metric_names((1, 5))
+    ]
 
 
 def test_expand_repeats_each_block_of_cut_off_metrics_per_k() -> None:

@@ -76,6 +76,10 @@ def test_optional_metric_names_list_every_metric_some_case_may_carry() -> None:
     assert optional_metric_names([10, 1]) == [
         "line_coverage", "line_precision", "function_hit_rate", "quality_score",
         "symbol_hit@10", "symbol_hit@1", "symbol_mrr", "hard_negative_rate",
+        "module_acc@10", "module_recall@10", "module_ndcg@10", "module_acc@1", "module_recall@1", "module_ndcg@1",
+        "module_mrr", "module_map",
+        "function_acc@10", "function_recall@10", "function_ndcg@10", "function_acc@1", "function_recall@1",
+        "function_ndcg@1", "function_mrr", "function_map",
     ]  # fmt: skip
     assert not set(optional_metric_names([10, 1])) & set(metric_names([10, 1], f_beta=True))
     with pytest.raises(ValueError, match="distinct positive integers"):

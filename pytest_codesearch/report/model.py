@@ -43,6 +43,18 @@ class CaseResult(_Record):
     ground_truth: list[str] = Field(description="Relevant paths, in relevance order.")
     relevance: dict[str, int] = Field(description="Graded relevance of each ground-truth path.")
     retrieved: list[str] = Field(description="The agent's ranked answer after normalisation.")
+    ground_truth_modules: list[str] = Field(
+        default_factory=list, description="Module-level ground truth, 'path.py:Name' (module_* metrics)."
+    )
+    ground_truth_functions: list[str] = Field(
+        default_factory=list, description="Function-level ground truth, 'path.py:Class.method' (function_* metrics)."
+    )
+    retrieved_modules: list[str] = Field(
+        default_factory=list, description="The agent's ranked module-level entities, repeats dropped."
+    )
+    retrieved_functions: list[str] = Field(
+        default_factory=list, description="The agent's ranked function-level entities, repeats dropped."
+    )
     status: StatusField = Field(
         description="'ok' (answered and scored), 'error' (the agent raised or the case could not run), "
         "'timeout' (over its budget), 'crashed' (the process running the agent died); metrics are 0.0 "

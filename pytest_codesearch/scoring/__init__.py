@@ -9,6 +9,7 @@ from pytest_codesearch.scoring.case import (
     score_case,
 )
 from pytest_codesearch.scoring.failures import FAILURE_CATEGORIES, classify_miss, is_miss, miss_cutoff
+from pytest_codesearch.scoring.levels import first_ranks, level_metric_names, score_levels
 from pytest_codesearch.scoring.ranking import (
     Hits,
     all_hit_at_k,
@@ -36,6 +37,8 @@ from pytest_codesearch.scoring.spans import LINE_METRICS, locate_spans, score_li
 from pytest_codesearch.scoring.symbols import score_symbols, symbol_metric_names, truth_symbols
 
 __all__ = [
+    "first_ranks",
+    "level_metric_names",
     "FAILURE_CATEGORIES",
     "LINE_METRICS",
     "Hits",
@@ -65,6 +68,7 @@ __all__ = [
     "reciprocal_rank",
     "score_case",
     "score_lines",
+    "score_levels",
     "score_symbols",
     "set_scores",
     "symbol_metric_names",

@@ -17,7 +17,7 @@ from pytest_codesearch.scoring.sets import partial_credit
 
 ALWAYS = frozenset({"always"})
 WITH_F_BETA = frozenset({"always", "f_beta"})
-OPTIONAL = frozenset({"lines", "symbols", "hard_negatives"})
+OPTIONAL = frozenset({"lines", "symbols", "hard_negatives", "modules", "functions"})
 
 
 def metric_names(ks: Sequence[int], f_beta: bool = False) -> list[str]:
@@ -36,7 +36,8 @@ def optional_metric_names(ks: Sequence[int]) -> list[str]:
 
     Line metrics (cases whose ground truth gives ``lines``), then ``symbol_hit@k`` for each k,
     ``symbol_mrr`` (cases whose ground truth names ``symbols``) and ``hard_negative_rate`` (cases
-    that also list ``hard_negatives``).
+    that also list ``hard_negatives``), then the ``module_*`` and ``function_*`` metrics (cases with
+    ``ground_truth_modules`` / ``ground_truth_functions``).
     """
     return [name for name, _, _ in names_of(OPTIONAL, _checked(tuple(ks)))]
 
@@ -45,8 +46,10 @@ def applicable_metrics(case: TestCase, ks: Sequence[int], f_beta: bool) -> list[
     """Return the names of the metrics that apply to ``case``, in report order.
 
     ``metric_names(ks, f_beta)``, then the line metrics if a ground-truth file gives ``lines``,
-    the symbol metrics if one names ``symbols``, and ``hard_negative_rate`` if the case also lists
-    ``hard_negatives``. A scored case carries exactly these; a case in error carries each as 0.0.
+    the symbol metrics if one names ``symbols``, ``hard_negative_rate`` if the case also lists
+    ``hard_negatives``, and the ``module_*`` / ``function_*`` metrics if it lists
+    ``ground_truth_modules`` / ``ground_truth_functions``. A scored case carries exactly these; a
+    case in error carries each as 0.0.
     """
     scopes = set(WITH_F_BETA if f_beta else ALWAYS)
     if any(entry.lines for entry in case.ground_truth_files):
@@ -55,6 +58,10 @@ def applicable_metrics(case: TestCase, ks: Sequence[int], f_beta: bool) -> list[
         scopes.add("symbols")
         if case.hard_negatives:
             scopes.add("hard_negatives")
+    if case.ground_truth_modules:
+        scopes.add("modules")
+    if case.ground_truth_functions:
+        scopes.add("functions")
     return [name for name, _, _ in names_of(frozenset(scopes), _checked(tuple(ks)))]
 
 

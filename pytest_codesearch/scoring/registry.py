@@ -22,10 +22,10 @@ from typing import Literal, Protocol, cast
 
 from pytest_codesearch.scoring.counts import Counts, Num
 
-Section = Literal["set", "ranking", "lines", "symbols"]
-Applies = Literal["always", "f_beta", "lines", "symbols", "hard_negatives"]
+Section = Literal["set", "ranking", "lines", "symbols", "modules", "functions"]
+Applies = Literal["always", "f_beta", "lines", "symbols", "hard_negatives", "modules", "functions"]
 """always; only with ``--codesearch-f-beta``; cases whose ground truth gives lines, names symbols,
-or names symbols and lists hard negatives."""
+names symbols and lists hard negatives, lists ``ground_truth_modules`` or ``ground_truth_functions``."""
 
 
 class Formula(Protocol):
@@ -141,6 +141,24 @@ def _r_precision(c: Counts[Num], k: int) -> Num:
     return c.ratio(c.found_at_r(), c.n_relevant)
 
 
+def _level_metrics(prefix: str, level: Literal["modules", "functions"], what: str) -> tuple[Metric, ...]:
+    """Return the entity-level metrics of one level: R, hits(k) and ranks count entities, not paths."""
+    scope = f"cases with `ground_truth_{level}`; entities are {what}"
+    return (
+        Metric(f"{prefix}_acc", level, f"LocAgent's Acc@k over {level} ({scope}).",
+               f"1 if hits(k) = min(k, R) over {level}, else 0", _acc_at, at_k=True, applies=level),
+        Metric(f"{prefix}_recall", level, f"recall@k over {level} ({scope}).",
+               f"hits(k) / R over {level}", _recall_at, at_k=True, applies=level, trec_eval="recall_k"),
+        Metric(f"{prefix}_ndcg", level, f"ndcg@k over {level}, every entity of grade 1 ({scope}).",
+               f"DCG@k / IDCG@k over {level}", _ndcg_at, at_k=True, applies=level, trec_eval="ndcg_cut_k"),
+        Metric(f"{prefix}_mrr", level, f"mrr over {level} ({scope}).",
+               "1 / rank of the first relevant entity, 0 if none", _mrr, applies=level, trec_eval="recip_rank"),
+        Metric(f"{prefix}_map", level, f"map over {level} ({scope}).",
+               "(Σ over ranks *i* holding a relevant entity of hits(i) / i) / R", _map, applies=level,
+               trec_eval="map"),
+    )
+
+
 METRICS: tuple[Metric, ...] = (
     Metric("precision", "set", "share of the answer (taken as a set) that is relevant.",
            "hits / \\|retrieved\\|, 0 when nothing was retrieved", _set_precision, trec_eval="set_P"),
@@ -196,6 +214,8 @@ METRICS: tuple[Metric, ...] = (
            "symbol (lower is better).", "1 if a symbol of the case's `hard_negatives` is ranked above *r* "
            "(anywhere, when no ground-truth symbol was returned), else 0",
            applies="hard_negatives", higher_is_better=False),
+    *_level_metrics("module", "modules", "top-level classes and functions (`path.py:Name`)"),
+    *_level_metrics("function", "functions", "functions and methods (`path.py:Class.method`)"),
 )
 """Every metric, in report order (see ``expand`` for how per-cut-off metrics are ordered)."""
 

@@ -1,0 +1,64 @@
+"""A replay agent answers SWE-bench-style instances with given predictions: file, module and function acc@k."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from statistics import mean
+
+import pytest
+from example_project import read_results
+from shop_repo import swebench_workspace
+
+REPLAY = """
+import pytest_codesearch as pcs
+
+PREDICTIONS = {  # query prefix -> files, functions, modules (none: derived from the functions)
+    "Adding the same item": (
+        ["pkg/util.py", "pkg/shop.py"],
+        ["pkg/shop.py:Cart.add", "pkg/util.py:fmt", "pkg/shop.py:Cart.remove", "pkg/shop.py:Cart.total",
+         "pkg/util.py:unused"],
+        [],
+    ),
+    "fmt prints": (
+        ["pkg/shop.py", "pkg/util.py"],
+        ["pkg/util.py:unused"],
+        ["pkg/shop.py:Cart", "pkg/util.py:fmt", "pkg/util.py:fmt"],
+    ),
+}
+
+@pcs.agent(name="replay")
+def replay():
+    def answer(query):
+        (files, functions, modules), = [p for q, p in PREDICTIONS.items() if query.startswith(q)]
+        return pcs.RetrievalResult(files=files, functions=functions, modules=modules)
+    return answer
+"""
+
+# case -> level -> acc@1, acc@3, acc@5, computed by hand from the predictions above
+EXPECTED = {
+    "acme__shop-1": {"": [1.0, 0.0, 0.0], "module_": [1.0, 1.0, 1.0], "function_": [1.0, 0.0, 1.0]},
+    "acme__shop-2": {"": [0.0, 1.0, 1.0], "module_": [0.0, 0.0, 0.0], "function_": [1.0, 0.0, 0.0]},
+}
+
+
+def test_replayed_predictions_give_hand_computed_acc_at_each_level(
+    pytester: pytest.Pytester, make_conftest: Callable[[str], None]
+) -> None:
+    swebench_workspace(pytester.path)
+    for name in ("lite.json", "locbench-instance.json"):
+        (pytester.path / name).unlink()
+    make_conftest(REPLAY)
+    result = pytester.runpytest("--codesearch-agent=replay", "--codesearch-runs=1", "--codesearch-ks=1,3,5")
+    result.assert_outcomes(passed=2)
+    records = {case["id"]: case for case in read_results(pytester.path)["cases"]}
+    for case_id, levels in EXPECTED.items():
+        for level, values in levels.items():
+            assert [records[case_id]["metrics"][f"{level}acc@{k}"] for k in (1, 3, 5)] == values, (case_id, level)
+    first = records["acme__shop-1"]
+    assert first["ground_truth_modules"] == ["pkg/shop.py:Cart", "pkg/util.py:fmt", "pkg/util.py:unused"]
+    assert first["retrieved_modules"] == first["ground_truth_modules"]  # derived from the functions
+    assert records["acme__shop-2"]["retrieved_modules"] == ["pkg/shop.py:Cart", "pkg/util.py:fmt"]
+    assert records["acme__shop-2"]["ground_truth_functions"] == ["pkg/util.py:fmt", "pkg/util.py:unused"]
+    table = {level: [mean(records[c]["metrics"][f"{level}acc@{k}"] for c in EXPECTED) for k in (1, 3, 5)]
+             for level in ("", "module_", "function_")}
+    assert table == {"": [0.5, 0.5, 0.5], "module_": [0.5, 0.5, 0.5], "function_": [1.0, 0.0, 0.5]}
