@@ -6,7 +6,7 @@ from collections.abc import Callable
 from statistics import mean
 
 import pytest
-from example_project import read_results
+from example_project import read_results, write_project
 from shop_repo import swebench_workspace
 
 REPLAY = """
@@ -62,3 +62,34 @@ def test_replayed_predictions_give_hand_computed_acc_at_each_level(
     table = {level: [mean(records[c]["metrics"][f"{level}acc@{k}"] for c in EXPECTED) for k in (1, 3, 5)]
              for level in ("", "module_", "function_")}
     assert table == {"": [0.5, 0.5, 0.5], "module_": [0.5, 0.5, 0.5], "function_": [1.0, 0.0, 0.5]}
+
+
+def test_native_entity_truth_is_scored_and_a_failed_case_scores_zero_at_each_level(
+    pytester: pytest.Pytester, make_conftest: Callable[[str], None]
+) -> None:
+    truth = {"ground_truth_functions": ["src/app.py:create_app"], "ground_truth_modules": ["src/app.py:create_app"]}
+    write_project(pytester.path, [
+        {"id": "ok", "query": "create the flask app", "ground_truth_files": ["src/app.py"], **truth},
+        {"id": "boom", "query": "explode", "ground_truth_files": ["src/app.py"], **truth},
+    ])  # fmt: skip
+    make_conftest(
+        """
+        import pytest_codesearch as pcs
+
+        @pcs.agent(name="entities")
+        def entities():
+            def answer(query):
+                if query == "explode":
+                    raise RuntimeError("no")
+                return pcs.RetrievalResult(files=["src/app.py"], functions=["src/app.py:create_app"])
+            return answer
+        """
+    )
+    result = pytester.runpytest("--codesearch-agent=entities", "--codesearch-runs=1", "--codesearch-ks=1")
+    result.assert_outcomes(passed=1, failed=1)
+    records = {case["id"]: case for case in read_results(pytester.path)["cases"]}
+    levels = ("acc@1", "module_acc@1", "module_map", "function_acc@1", "function_mrr")
+    assert [records["ok"]["metrics"][name] for name in levels] == [1.0] * 5
+    assert [records["boom"]["metrics"][name] for name in levels] == [0.0] * 5
+    assert records["boom"]["ground_truth_functions"] == ["src/app.py:create_app"]
+    assert records["ok"]["retrieved_functions"] == ["src/app.py:create_app"]
