@@ -81,7 +81,10 @@ def materialize_tree(repo: pygit2.Repository, tree: pygit2.Tree, cache_dir: Path
     cache_dir.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f".{tree_id[:12]}-", suffix=".tmp", dir=cache_dir))
     try:
-        listing = _write_tree(repo, tree, scratch)
+        try:
+            listing = _write_tree(repo, tree, scratch)
+        except MaterializeError as exc:  # name the tree beside the entry
+            raise MaterializeError(f"tree {tree_id}: {exc}") from None
         os.chmod(scratch, 0o755)
         write_manifest(cache_dir, listing)  # before the rename: an existing directory implies a manifest
         _publish(scratch, target)
@@ -121,7 +124,10 @@ def list_tree(repo: pygit2.Repository, tree: pygit2.Tree, memo: SubtreeMemo | No
     consecutive commits share all but a few subtrees. Raises ``MaterializeError`` for objects missing
     from the repository.
     """
-    files, skipped = _TreeLister(repo, {} if memo is None else memo).walk(tree, "")
+    try:
+        files, skipped = _TreeLister(repo, {} if memo is None else memo).walk(tree, "")
+    except MaterializeError as exc:
+        raise MaterializeError(f"tree {tree.id}: {exc}") from None
     return TreeListing(str(tree.id), files, skipped, _git_dir(repo))
 
 
