@@ -273,22 +273,22 @@ def _child_context() -> SpawnContext | ForkServerContext:
     return context
 
 
-def test_eight_processes_racing_for_one_tree_all_see_it_complete(cache: Path, tmp_path: Path) -> None:
+def test_sixteen_processes_racing_for_one_tree_all_see_it_complete(cache: Path, tmp_path: Path) -> None:
     repo = init_repo(tmp_path / "project")
     files = {f"pkg{i % 5}/sub/module_{i}.py": f"value = {i}\n" * 50 for i in range(50)}
     head = commit(repo, files, "Many files")
     context = _child_context()
-    barrier, results = context.Barrier(8), context.Queue()
+    barrier, results = context.Barrier(16), context.Queue()
     workers = [
         context.Process(
             target=_materialise_in_child, args=(str(tmp_path / "project"), head, str(cache), barrier, results)
         )
-        for _ in range(8)
+        for _ in range(16)
     ]
     for worker in workers:
         worker.start()
     try:
-        seen = [results.get(timeout=30) for _ in workers]
+        seen = [results.get(timeout=60) for _ in workers]
     except queue.Empty:
         pytest.fail("a child process did not report")
     finally:
@@ -300,7 +300,7 @@ def test_eight_processes_racing_for_one_tree_all_see_it_complete(cache: Path, tm
     assert {(root, tuple(paths), digest) for root, paths, digest in seen} == {
         (seen[0][0], tuple(sorted(files)), expected.hexdigest())
     }
-    assert [worker.exitcode for worker in workers] == [0] * 8
+    assert [worker.exitcode for worker in workers] == [0] * 16
     tree_id = Path(seen[0][0]).name
     assert cache_entries(cache) == [tree_id, f"{tree_id}.json"]
 
