@@ -63,7 +63,7 @@ def test_base_commit_searches_that_tree_not_the_working_tree(pytester: pytest.Py
     assert records["old"]["snapshot"] != records["head"]["snapshot"]
     snapshots = pytester.path / ".codesearch" / "snapshots"
     tree_dirs = sorted(p.name for p in snapshots.iterdir() if p.is_dir())
-    assert tree_dirs == sorted([records["old"]["snapshot"], records["head"]["snapshot"]])
+    assert tree_dirs == sorted([records["old"]["snapshot"], records["head"]["snapshot"], "blobs"])
     assert not list(snapshots.rglob(".git"))
 
 

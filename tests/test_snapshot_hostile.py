@@ -71,7 +71,9 @@ class Crafted:
         root = store.directory(snapshot)
         assert list(self.sentinel.iterdir()) == []
         assert outside(self.tmp_path, self.cache) == before
-        assert sorted(os.listdir(self.cache)) == [str(tree_id), f"{tree_id}.json"]  # no scratch left behind
+        assert sorted(os.listdir(self.cache)) == sorted([str(tree_id), f"{tree_id}.json", "blobs"])  # no scratch
+        for blob in (self.cache / "blobs").iterdir():
+            assert blob.is_file() and not blob.is_symlink() and blob.stat().st_mode & 0o777 in {0o444, 0o555}
         written = on_disk(root)
         assert set(written) == set(snapshot.files)
         listing = read_manifest(self.cache, str(tree_id))
@@ -162,7 +164,8 @@ def test_a_symlink_and_a_directory_of_the_same_name_write_inside_the_cache(
 def test_duplicate_names_keep_the_first_entry(crafted: Crafted) -> None:
     other = crafted.repo.create_blob(b"other\n")
     inner = crafted.tree([(REGULAR, b"inner.py", other)])
-    entries = [(REGULAR, b"d", crafted.blob), (TREE, b"d", inner), (REGULAR, b"d", other)]
+    entries: list[tuple[int, bytes, str | pygit2.Oid]] = [(REGULAR, b"d", crafted.blob), (TREE, b"d", inner)]
+    entries += [(REGULAR, b"d", other)]
     entries += [(TREE, b"t", inner), (REGULAR, b"t", crafted.blob), (GITLINK, b"t", "1" * 40)]
     written, skipped, _ = crafted.materialise(entries)
     assert written == {"d": PAYLOAD, "t/inner.py": b"other\n"}
@@ -192,4 +195,5 @@ def test_a_missing_object_names_the_entry_and_the_tree(crafted: Crafted) -> None
     store = SnapshotStore(crafted.cache)
     with pytest.raises(SnapshotError, match=rf"tree {tree_id}: object 3{{40}} for 'pkg/gone.py' is missing"):
         store.get(crafted.tmp_path / "project", head)
-    assert sorted(os.listdir(crafted.cache)) == [] and list(crafted.sentinel.iterdir()) == []
+    assert sorted(os.listdir(crafted.cache)) == ["blobs"] and list(crafted.sentinel.iterdir()) == []
+    assert os.listdir(crafted.cache / "blobs") == [str(crafted.blob)]  # a complete blob file, no scratch

@@ -22,6 +22,7 @@ from typing import TypeVar
 
 import pygit2
 
+from pytest_codesearch.repo.blobs import BlobStore
 from pytest_codesearch.repo.manifest import (
     MANIFEST_VERSION,
     ManifestFile,
@@ -66,8 +67,13 @@ class MaterializeError(Exception):
     """The object database cannot supply a tree completely (a missing or mistyped object)."""
 
 
-def materialize_tree(repo: pygit2.Repository, tree: pygit2.Tree, cache_dir: Path) -> tuple[Path, TreeListing]:
+def materialize_tree(
+    repo: pygit2.Repository, tree: pygit2.Tree, cache_dir: Path, *, link_blobs: bool = True
+) -> tuple[Path, TreeListing]:
     """Return the directory holding ``tree`` under ``cache_dir`` and its listing, writing both if needed.
+
+    Files are hard links to read-only blob files under ``<cache_dir>/blobs`` (``blobs.py``), or, with
+    ``link_blobs`` False, copies of their own.
 
     An existing directory is reused as it is. Raises ``MaterializeError`` for objects missing from the
     repository and ``OSError`` when the cache cannot be written.
@@ -82,7 +88,7 @@ def materialize_tree(repo: pygit2.Repository, tree: pygit2.Tree, cache_dir: Path
     scratch = Path(tempfile.mkdtemp(prefix=f".{tree_id[:12]}-", suffix=".tmp", dir=cache_dir))
     try:
         try:
-            listing = _write_tree(repo, tree, scratch)
+            listing = _write_tree(repo, tree, scratch, BlobStore.beside(cache_dir) if link_blobs else None)
         except MaterializeError as exc:  # name the tree beside the entry
             raise MaterializeError(f"tree {tree_id}: {exc}") from None
         os.chmod(scratch, 0o755)
@@ -103,9 +109,13 @@ def _publish(scratch: Path, target: Path) -> None:
             raise
 
 
-def _write_tree(repo: pygit2.Repository, tree: pygit2.Tree, root: Path) -> TreeListing:
-    """Write the regular files of ``tree`` into the empty directory ``root``; return what was written."""
-    writer = _TreeWriter(repo)
+def _write_tree(repo: pygit2.Repository, tree: pygit2.Tree, root: Path, blobs: BlobStore | None) -> TreeListing:
+    """Write the regular files of ``tree`` into the empty directory ``root``; return what was written.
+
+    With ``blobs``, each file is a hard link to its read-only blob file (``blobs.py``); where links fail
+    (a file system without them, a link count at its limit) the file is written as a copy.
+    """
+    writer = _TreeWriter(repo, blobs)
     with _Directory.open(str(root)) as directory:
         writer.write(tree, directory, "")
     return TreeListing(str(tree.id), tuple(writer.files), tuple(writer.skipped), _git_dir(repo))
@@ -223,6 +233,10 @@ class _Directory:
             return _Directory(child, None)
         return _Directory(child, os.open(name, _DIR_FLAGS, dir_fd=self.fd))
 
+    def link_file(self, name: str, source: Path) -> None:
+        """Create ``name`` as a hard link to ``source`` (``FileExistsError`` if taken), never following a link."""
+        os.link(source, self._at(name), dst_dir_fd=self.fd, follow_symlinks=False)
+
     def create_file(self, name: str, data: bytes, executable: bool) -> None:
         """Create the new file ``name`` holding ``data`` (``FileExistsError`` if taken)."""
         mode = 0o755 if executable else 0o644
@@ -236,6 +250,7 @@ class _TreeWriter:
     """Walks a tree depth first, writing blobs straight from the object database."""
 
     repo: pygit2.Repository
+    blobs: BlobStore | None = None
     files: list[ManifestFile] = field(default_factory=list)
     skipped: list[SkippedEntry] = field(default_factory=list)
 
@@ -262,10 +277,20 @@ class _TreeWriter:
             self.write(subtree, child, path + "/")
 
     def _write_blob(self, entry: pygit2.Object, directory: _Directory, name: str, path: str) -> None:
-        data = _lookup(self.repo, entry, pygit2.Blob, path).data
+        blob = _lookup(self.repo, entry, pygit2.Blob, path)
         executable = bool(entry.filemode & 0o111)
-        directory.create_file(name, data, executable)
-        self.files.append(ManifestFile(path, str(entry.id), len(data), executable))
+        if self.blobs is not None and self.blobs.linked:
+            try:
+                directory.link_file(name, self.blobs.ensure(str(blob.id), blob, executable))
+            except FileExistsError:
+                raise
+            except OSError:
+                self.blobs.linked = False
+            else:
+                self.files.append(ManifestFile(path, str(entry.id), blob.size, executable))
+                return
+        directory.create_file(name, blob.data, executable)
+        self.files.append(ManifestFile(path, str(entry.id), blob.size, executable))
 
     def _skip(self, path: str, entry: pygit2.Object, reason: str) -> None:
         self.skipped.append(SkippedEntry(path, int(entry.filemode), str(entry.id), reason))
