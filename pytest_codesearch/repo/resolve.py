@@ -1,39 +1,64 @@
-"""Which repository a gold-set case searches: its ``repo`` resolved against the file, a map, or the file's own."""
+"""Which repository a gold-set case searches: its ``repo`` resolved against the file, a map, a clone, or the file's own.
+
+``repo`` is looked up in this order: the repository map (``--codesearch-repo-map owner/name=PATH``), a
+directory relative to the gold-set file, and, when a ``RemoteCache`` is given and ``repo`` is ``owner/name``
+or a URL, a bare clone in that cache (cloned on first use, fetched when ``commit`` is missing).
+"""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from pytest_codesearch.repo.remote import RemoteCache, RemoteError, is_remote
 from pytest_codesearch.repo.snapshot import find_repository
 
 Resolved = tuple[Path | None, str | None]
 """The repository directory, or None and an error naming the ``repo`` field and what it resolved to."""
 
 
-def resolve_repo(repo: str, goldset: Path, repos: Mapping[str, Path] | None = None) -> Resolved:
-    """Return the directory ``repo`` names, or None and why: ``repos[repo]`` if mapped, else a path.
+def resolve_repo(
+    repo: str,
+    goldset: Path,
+    repos: Mapping[str, Path] | None = None,
+    *,
+    remotes: RemoteCache | None = None,
+    commit: str | None = None,
+) -> Resolved:
+    """Return the directory ``repo`` names, or None and why: ``repos[repo]`` if mapped, else a path,
+    else (with ``remotes``) the cached clone of a remote ``repo``.
 
     A path is relative to the directory of ``goldset``; ``~`` is expanded and an absolute path is
-    taken as it is. The directory must exist.
+    taken as it is. The directory must exist. A clone is made or fetched so that it holds ``commit``.
     """
     mapped = (repos or {}).get(repo)
     path = (goldset.parent / os.path.expanduser(repo) if mapped is None else mapped).resolve()
-    if not path.is_dir():
-        via = "" if mapped is None else " through the repository map"
-        return None, f"repo: {repo!r} (resolved{via} to {path}) is not a directory"
-    return path, None
+    if path.is_dir():
+        return path, None
+    if mapped is None and remotes is not None and is_remote(repo):
+        try:
+            return remotes.ensure(repo, commit), None
+        except RemoteError as exc:
+            return None, str(exc)
+    via = "" if mapped is None else " through the repository map"
+    return None, f"repo: {repo!r} (resolved{via} to {path}) is not a directory"
 
 
-def default_repo(goldset: Path, repo: str | None, display: str, repos: Mapping[str, Path] | None = None) -> Resolved:
+def default_repo(
+    goldset: Path,
+    repo: str | None,
+    display: str,
+    repos: Mapping[str, Path] | None = None,
+    remotes: RemoteCache | None = None,
+) -> Resolved:
     """Return the repository of cases without their own ``repo``, or None and why.
 
     That is the metadata's ``repo`` (resolved as by ``resolve_repo``), else the git repository holding
     ``goldset``; ``display`` is how errors name the gold-set file.
     """
     if repo is not None:
-        return resolve_repo(repo, goldset, repos)
+        return resolve_repo(repo, goldset, repos, remotes=remotes)
     found = find_repository(goldset.parent)
     if found is None:
         error = (
@@ -42,3 +67,23 @@ def default_repo(goldset: Path, repo: str | None, display: str, repos: Mapping[s
         )
         return None, error
     return found, None
+
+
+class RepoMapError(ValueError):
+    """A ``--codesearch-repo-map`` entry that is not ``NAME=PATH``; str() names where it came from."""
+
+
+def parse_repo_map(values: Iterable[str], where: str, base: Path) -> dict[str, Path]:
+    """Return ``NAME=PATH`` entries as a map of repository names to directories (relative to ``base``).
+
+    ``NAME`` is how gold sets write the repository (``owner/name``, a URL); a later entry for the same
+    name wins. Raises ``RepoMapError`` naming ``where`` for an entry without ``=`` or with an empty side.
+    """
+    mapping: dict[str, Path] = {}
+    for value in values:
+        name, sep, path = str(value).rpartition("=") if "://" in str(value) else str(value).partition("=")
+        name, path = name.strip(), path.strip()
+        if not sep or not name or not path:
+            raise RepoMapError(f"{where}: expected owner/name=/path/to/clone, got {value!r}")
+        mapping[name] = (base / os.path.expanduser(path)).resolve()
+    return mapping

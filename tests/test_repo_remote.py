@@ -1,0 +1,103 @@
+"""Remote repositories: cloned once into a shared cache, fetched when a commit is missing, mapped offline."""
+
+from __future__ import annotations
+
+import multiprocessing
+from pathlib import Path
+
+import pygit2
+import pytest
+from gitrepo import commit, init_repo
+
+from pytest_codesearch.repo.remote import RemoteCache, RemoteError, cache_name, is_remote, remote_url
+from pytest_codesearch.repo.resolve import RepoMapError, parse_repo_map, resolve_repo
+
+
+def _origin(tmp_path: Path) -> tuple[str, pygit2.Repository, str]:
+    """Return a file:// URL of a bare repository with one commit, the repository, and the commit."""
+    origin = init_repo(tmp_path / "origin.git", bare=True)
+    first = commit(origin, {"src/app.py": "def main():\n    pass\n"}, "Add the app")
+    return (tmp_path / "origin.git").as_uri(), origin, first
+
+
+def test_names_of_remote_repositories() -> None:
+    assert is_remote("psf/requests")
+    assert is_remote("https://example.com/a/b.git")
+    assert is_remote("git@github.com:psf/requests.git")
+    assert not is_remote("../requests")
+    assert not is_remote("a/b/c")
+    assert remote_url("psf/requests") == "https://github.com/psf/requests.git"
+    assert cache_name("psf/requests").startswith("psf__requests-")
+    assert cache_name("psf/requests") == cache_name("https://github.com/psf/requests.git")
+
+
+def test_clones_once_and_reuses_the_clone(tmp_path: Path) -> None:
+    url, _, first = _origin(tmp_path)
+    cache = RemoteCache(tmp_path / "cache")
+    path = cache.ensure(url, first)
+    assert pygit2.Repository(str(path)).is_bare
+    assert str(pygit2.Repository(str(path)).revparse_single(first).id) == first
+    marker = path / "marker"
+    marker.write_text("kept")
+    assert cache.ensure(url, first) == path
+    assert marker.read_text() == "kept"  # not cloned again
+    assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == [path.name, path.name + ".lock"]
+
+
+def test_fetches_a_commit_the_clone_lacks(tmp_path: Path) -> None:
+    url, origin, first = _origin(tmp_path)
+    cache = RemoteCache(tmp_path / "cache")
+    path = cache.ensure(url, first)
+    second = commit(origin, {"src/app.py": "def main():\n    return 1\n"}, "Return one")
+    assert cache.ensure(url, second) == path
+    assert str(pygit2.Repository(str(path))[second].id) == second
+
+
+def test_a_commit_missing_upstream_is_named(tmp_path: Path) -> None:
+    url, _, _ = _origin(tmp_path)
+    with pytest.raises(RemoteError) as raised:
+        RemoteCache(tmp_path / "cache").ensure(url, "1" * 40)
+    assert str(raised.value) == f"base_commit: {'1' * 40!r} is not in {url!r} ({url}), even after a fetch; check the commit id"
+
+
+def test_a_missing_repository_is_named_with_the_offline_fix(tmp_path: Path) -> None:
+    url = (tmp_path / "nowhere.git").as_uri()
+    with pytest.raises(RemoteError) as raised:
+        RemoteCache(tmp_path / "cache").ensure(url)
+    message = str(raised.value)
+    assert message.startswith(f"repo: cannot clone {url!r} from {url}: ")
+    assert message.endswith(f"or map it to a local clone with --codesearch-repo-map {url}=/path/to/clone")
+    assert [p.name for p in (tmp_path / "cache").iterdir()] == [cache_name(url) + ".lock"]  # no half clone
+
+
+def _ensure_in_child(args: tuple[str, str, str]) -> str:
+    root, url, wanted = args
+    return str(RemoteCache(Path(root)).ensure(url, wanted))
+
+
+def test_processes_cloning_at_once_share_one_clone(tmp_path: Path) -> None:
+    url, _, first = _origin(tmp_path)
+    root = tmp_path / "cache"
+    with multiprocessing.get_context("spawn").Pool(4) as pool:
+        paths = pool.map(_ensure_in_child, [(str(root), url, first)] * 8)
+    assert set(paths) == {str(root / cache_name(url))}
+    assert sorted(p.name for p in root.iterdir()) == [cache_name(url), cache_name(url) + ".lock"]
+    assert str(pygit2.Repository(paths[0])[first].id) == first
+
+
+def test_resolve_prefers_the_map_then_a_directory_then_the_cache(tmp_path: Path) -> None:
+    url, _, first = _origin(tmp_path)
+    goldset = tmp_path / "sets" / "cases.jsonl"
+    cache = RemoteCache(tmp_path / "cache")
+    mapped = {url: tmp_path / "origin.git"}
+    assert resolve_repo(url, goldset, mapped, remotes=cache) == ((tmp_path / "origin.git").resolve(), None)
+    assert resolve_repo(url, goldset, remotes=cache, commit=first) == (cache.path_for(url), None)
+    path, error = resolve_repo("owner/absent", goldset)
+    assert path is None and error == f"repo: 'owner/absent' (resolved to {tmp_path / 'sets/owner/absent'}) is not a directory"
+
+
+def test_parse_repo_map(tmp_path: Path) -> None:
+    got = parse_repo_map(["psf/requests=clones/requests", "https://h/x.git=/abs/x"], "--codesearch-repo-map", tmp_path)
+    assert got == {"psf/requests": tmp_path / "clones/requests", "https://h/x.git": Path("/abs/x")}
+    with pytest.raises(RepoMapError, match=r"^--codesearch-repo-map: expected owner/name=/path/to/clone, got 'psf'$"):
+        parse_repo_map(["psf"], "--codesearch-repo-map", tmp_path)
