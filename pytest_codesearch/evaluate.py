@@ -17,6 +17,7 @@ from pytest_codesearch.repo.snapshot import Snapshot, SnapshotError, SnapshotSto
 from pytest_codesearch.report.model import CaseResult
 from pytest_codesearch.runner.base import AgentCrashed, AgentError, AgentTimeout, Answers
 from pytest_codesearch.runner.inprocess import run_agent_code
+from pytest_codesearch.scoring.matching import MatchMode, match_paths, match_symbols, unmatched_truth
 from pytest_codesearch.scoring import (
     SourceFiles,
     applicable_metrics,
@@ -54,6 +55,8 @@ class CaseSpec:
     repo: Path | None
     base_commit: str | None
     repo_error: str | None = None
+    match: MatchMode = "exact"
+    """How answers match the ground truth (the gold set's ``match``)."""
 
     @property
     def snapshot_key(self) -> tuple[str, str]:
@@ -228,7 +231,7 @@ def _snapshot_for(spec: CaseSpec, snapshots: SnapshotStore) -> Snapshot:
         snapshot = snapshots.get(spec.repo, spec.base_commit)
     except SnapshotError as exc:
         raise CaseError(str(exc)) from None
-    missing = [p for p in spec.case.relevance_map() if p not in snapshot.files]
+    missing = unmatched_truth(spec.case.relevance_map(), snapshot.files, spec.match)
     if missing:
         hint = suggest_path(missing[0], snapshot.files)
         where = f"tree {snapshot.label}" if snapshot.tree_id else f"directory {snapshot.label}"
@@ -258,8 +261,9 @@ def _score(
     record["invalid_paths"] = len(normalized.dropped)
     record.update(_answer_extras(answer, normalized.sources))
     relevance = spec.case.relevance_map()
+    matched = match_paths(normalized.paths, relevance, spec.match)
     metrics = score_case(
-        normalized.paths,
+        matched,
         relevance,
         ks=settings.ks,
         k=settings.k,
@@ -267,15 +271,15 @@ def _score(
         f_beta=settings.f_beta,
     )
     sources = _sources_for(snapshot)
-    metrics.update(_finer_metrics(spec.case, answer, snapshot, metrics["recall"], settings.ks, sources))
+    metrics.update(_finer_metrics(spec, answer, snapshot, metrics["recall"], settings.ks, sources))
     record["retrieved_modules"] = first_ranks(answer.modules)
     record["retrieved_functions"] = first_ranks(answer.functions)
     metrics.update(score_levels(spec.case, record["retrieved_modules"], record["retrieved_functions"], settings.ks))
     record["metrics"] = metrics
     cutoff = miss_cutoff(settings.ks)
-    if is_miss(normalized.paths, relevance, cutoff):
+    if is_miss(matched, relevance, cutoff):
         record["failure_category"] = classify_miss(
-            spec.case.query, relevance, normalized.paths, normalized.directories, sources, cutoff
+            spec.case.query, relevance, matched, normalized.directories, sources, cutoff
         )
 
 
@@ -309,7 +313,7 @@ def _answer_extras(answer: RetrievalResult, sources: list[int]) -> dict[str, Any
 
 
 def _finer_metrics(
-    case: TestCase,
+    spec: CaseSpec,
     answer: RetrievalResult,
     snapshot: Snapshot,
     file_recall: float,
@@ -317,6 +321,7 @@ def _finer_metrics(
     sources: SourceFiles,
 ) -> dict[str, float]:
     """Return the line metrics if the case gives lines and the symbol metrics if it names symbols."""
+    case = spec.case
     metrics: dict[str, float] = {}
     truth = truth_lines(case)
     if truth:
@@ -324,5 +329,7 @@ def _finer_metrics(
         metrics.update(score_lines(truth, returned, file_recall, sources))
     positives = truth_symbols(case)
     if positives:
-        metrics.update(score_symbols(answer.symbols, positives, frozenset(case.hard_negatives), ks))
+        negatives = frozenset(case.hard_negatives)
+        symbols = match_symbols(answer.symbols, positives, negatives, spec.match)
+        metrics.update(score_symbols(symbols, positives, negatives, ks))
     return metrics

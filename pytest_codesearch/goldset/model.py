@@ -6,7 +6,7 @@ import difflib
 import re
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     AfterValidator,
@@ -330,6 +330,10 @@ class GoldSetMetadata(BaseModel):
     )
     base_commit: NonBlank | None = Field(default=None, description="Default revision whose tree is searched.")
     version: StrictStr | None = Field(default=None, description="Version of the gold set, as a string.")
+    match: Literal["exact", "substring"] | None = Field(
+        default=None,
+        description="How answers match ground truth: 'exact' (default) or 'substring' (see docs/yaml-queries.md).",
+    )
 
 
 class GoldSet(BaseModel):
