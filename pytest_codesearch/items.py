@@ -68,6 +68,7 @@ class GoldsetFile(pytest.File):
                 repo=case_repo,
                 base_commit=case.base_commit if case.base_commit is not None else base,
                 repo_error=case_error,
+                match=loaded.metadata.match or "exact",
             )
             for choice in state.choices:
                 item = CaseItem.from_parent(
