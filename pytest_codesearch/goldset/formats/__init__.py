@@ -15,10 +15,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..entries import LoadedGoldSet
-from . import native, swebench, yaml_queries
+from . import fqn, native, swebench, yaml_queries
 from .base import Format, ReadOptions, RepoMap
 
-FORMATS: tuple[Format, ...] = (swebench.FORMAT, yaml_queries.FORMAT, native.FORMAT)
+FORMATS: tuple[Format, ...] = (swebench.FORMAT, fqn.FORMAT, yaml_queries.FORMAT, native.FORMAT)
 """Every known shape, most specific first."""
 
 SUFFIXES: frozenset[str] = frozenset(suffix for fmt in FORMATS for suffix in fmt.suffixes)
