@@ -101,3 +101,38 @@ def test_parse_repo_map(tmp_path: Path) -> None:
     assert got == {"psf/requests": tmp_path / "clones/requests", "https://h/x.git": Path("/abs/x")}
     with pytest.raises(RepoMapError, match=r"^--codesearch-repo-map: expected owner/name=/path/to/clone, got 'psf'$"):
         parse_repo_map(["psf"], "--codesearch-repo-map", tmp_path)
+
+
+PATCH = """\
+diff --git a/src/app.py b/src/app.py
+--- a/src/app.py
++++ b/src/app.py
+@@ -1,2 +1,2 @@
+ def main():
+-    pass
++    return 2
+"""
+
+
+def test_swebench_instances_clone_and_fetch_their_repository(tmp_path: Path) -> None:
+    import json
+
+    from pytest_codesearch.goldset.formats import ReadOptions, load
+
+    url, origin, first = _origin(tmp_path)
+    options = ReadOptions(remotes=RemoteCache(tmp_path / "cache"))
+    instance = {"instance_id": "one", "repo": url, "base_commit": first, "problem_statement": "q", "patch": PATCH}
+    path = tmp_path / "instances.jsonl"
+    path.write_text(json.dumps(instance) + "\n")
+    assert [(e.error, e.case and e.case.ground_truth_files[0].path) for e in load(path, options).entries] == [
+        (None, "src/app.py")
+    ]
+    second = commit(origin, {"src/app.py": "def main():\n    pass\n\n\nX = 1\n"}, "Add X")
+    later = {**instance, "instance_id": "two", "base_commit": second}
+    path.write_text(json.dumps(instance) + "\n" + json.dumps(later) + "\n")
+    assert [e.error for e in load(path, options).entries] == [None, None]
+    missing = {**instance, "instance_id": "three", "base_commit": "2" * 40}
+    path.write_text(json.dumps(missing) + "\n")
+    assert [e.error for e in load(path, options).entries] == [
+        f"base_commit: {'2' * 40!r} is not in {url!r} ({url}), even after a fetch; check the commit id"
+    ]

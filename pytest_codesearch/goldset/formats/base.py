@@ -6,6 +6,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pytest_codesearch.repo.remote import RemoteCache
+
 from ..entries import LoadedGoldSet
 
 RepoMap = Mapping[str, Path]
@@ -17,7 +19,9 @@ class ReadOptions:
     """What a reader may need besides the file; every shape ignores what does not apply to it."""
 
     repos: RepoMap = field(default_factory=dict)
-    """Where repositories named in the file are cloned (``--codesearch-repo-map``, to come)."""
+    """Where repositories named in the file are cloned (``--codesearch-repo-map``)."""
+    remotes: RemoteCache | None = None
+    """Where ``owner/name`` and URL repositories are cloned; None: remote repositories are not fetched."""
     hints: bool = False
     """SWE-bench: append ``hints_text`` to the query (off by default, as published tables run)."""
 

@@ -8,7 +8,8 @@ and top-level definitions of Python files. Every other field is kept under ``x-s
 
 The repository is found locally, in this order: ``repos[repo]`` (the repository map), a directory named
 as ``repo`` relative to the instance file (``django/django``), or one named as SWE-bench names its
-mirrors (``django__django``). Cloning remote repositories is a later step.
+mirrors (``django__django``), else (when the options give a ``RemoteCache``) a clone of ``owner/name``
+fetched when ``base_commit`` is missing from it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 import pygit2
 from pydantic import ValidationError
 
+from pytest_codesearch.repo.remote import RemoteCache, RemoteError
 from pytest_codesearch.repo.resolve import resolve_repo
 from pytest_codesearch.repo.revs import peel_commit
 
@@ -160,6 +162,11 @@ class _CaseBuilder:
         if repository is None:
             return None, error or "repo: cannot be opened"
         commit = peel_commit(repository, record["base_commit"])
+        if isinstance(commit, str) and self._cloned(record["repo"], repository):
+            repository, error = self._fetch(record["repo"], record["base_commit"])
+            if repository is None:
+                return None, error or "repo: cannot be opened"
+            commit = peel_commit(repository, record["base_commit"])
         if isinstance(commit, str):
             return None, f"base_commit: {record['base_commit']!r} is not in {repository.path}: {commit}"
         try:
@@ -176,9 +183,26 @@ class _CaseBuilder:
             return None, problem
         return _case_from(record, truth, repository, self.options.hints), ""
 
+    def _cloned(self, repo: str, repository: pygit2.Repository) -> bool:
+        """Return True when ``repository`` is the remote cache's clone of ``repo``."""
+        remotes = self.options.remotes
+        return remotes is not None and Path(repository.path).resolve() == remotes.path_for(repo).resolve()
+
+    def _fetch(self, repo: str, commit: str) -> tuple[pygit2.Repository | None, str | None]:
+        """Fetch ``commit`` into the clone of ``repo`` and open it again (or say why not)."""
+        remotes = self.options.remotes
+        if remotes is None:
+            return None, "repo: no cache for remote repositories"
+        try:
+            path = remotes.ensure(repo, commit)
+        except RemoteError as exc:
+            return None, str(exc)
+        self.opened[repo] = (pygit2.Repository(str(path)), None)
+        return self.opened[repo]
+
     def _open(self, repo: str) -> tuple[pygit2.Repository | None, str | None]:
         if repo not in self.opened:
-            self.opened[repo] = _open_repository(repo, self.path, self.options.repos)
+            self.opened[repo] = _open_repository(repo, self.path, self.options.repos, self.options.remotes)
         return self.opened[repo]
 
 
@@ -195,11 +219,15 @@ def _missing_field(record: dict[str, Any]) -> str | None:
     return None
 
 
-def _open_repository(repo: str, goldset: Path, repos: RepoMap) -> tuple[pygit2.Repository | None, str | None]:
+def _open_repository(
+    repo: str, goldset: Path, repos: RepoMap, remotes: RemoteCache | None = None
+) -> tuple[pygit2.Repository | None, str | None]:
     """Return the local repository ``repo`` names (see the module docstring), or None and why."""
     path, error = resolve_repo(repo, goldset, repos)
     if path is None and repo not in repos and "/" in repo:
         path = resolve_repo(repo.replace("/", "__"), goldset)[0]
+    if path is None and remotes is not None:
+        path, error = resolve_repo(repo, goldset, repos, remotes=remotes)
     if path is None:
         hint = f"; clone it there or beside the file as {repo.replace('/', '__')!r}, or map it to a clone"
         return None, f"{error}{hint}"
