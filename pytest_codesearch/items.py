@@ -18,9 +18,11 @@ from pytest_codesearch.evaluate import CaseError, CaseSpec, EvalSettings, evalua
 from pytest_codesearch.goldset import formats
 from pytest_codesearch.goldset.io import format_error
 from pytest_codesearch.keys import POOL_FIXTURE
+from pytest_codesearch.repo.remote import RemoteCache, default_cache_dir
 from pytest_codesearch.repo.resolve import default_repo, resolve_repo
 from pytest_codesearch.report.model import CaseResult, InvalidEntry
 from pytest_codesearch.runner.base import AgentCrashed, AgentError, AgentTimeout
+from pytest_codesearch.settings import Settings
 from pytest_codesearch.state import STATE, RunState
 
 CASE_RESULT = pytest.StashKey[CaseResult]()
@@ -39,13 +41,14 @@ class GoldsetFile(pytest.File):
     def collect(self) -> Iterator[pytest.Item]:
         """Yield the file's items in file order; run order is set later from the seed."""
         state = self.config.stash[STATE]
-        loaded = formats.load(self.path)
+        options = read_options(state.settings)
+        loaded = formats.load(self.path, options)
         display = self.display_path()
         if loaded.error is not None:
             yield BrokenEntryItem.from_parent(
                 self, name="goldset-file", goldset=display, line=0, error=loaded.error, case_id=None
             )
-        repo, repo_error = default_repo(self.path, loaded.metadata.repo, display)
+        repo, repo_error = default_repo(self.path, loaded.metadata.repo, display, options.repos, options.remotes)
         base = loaded.metadata.base_commit
         fixtureinfo = None
         for entry in loaded.entries:
@@ -60,13 +63,16 @@ class GoldsetFile(pytest.File):
                 )
                 continue
             case = entry.case
-            case_repo, case_error = (repo, repo_error) if case.repo is None else resolve_repo(case.repo, self.path)
+            commit = case.base_commit if case.base_commit is not None else base
+            case_repo, case_error = (repo, repo_error) if case.repo is None else resolve_repo(
+                case.repo, self.path, options.repos, remotes=options.remotes, commit=commit
+            )
             spec = CaseSpec(
                 goldset=display,
                 line=entry.line,
                 case=case,
                 repo=case_repo,
-                base_commit=case.base_commit if case.base_commit is not None else base,
+                base_commit=commit,
                 repo_error=case_error,
                 match=loaded.metadata.match or "exact",
             )
@@ -99,6 +105,7 @@ class CaseItem(pytest.Function):
         self.extra_keyword_matches.update(
             k for k in (choice.name, choice.spec.name, case.complexity, case.category, *case.tags) if k
         )
+        self.extra_keyword_matches.update(repo_keywords(spec))
         self.add_marker("codesearch")
         # --dist loadgroup then runs all cases of one snapshot on one worker: it is listed and indexed once.
         self.add_marker(pytest.mark.xdist_group(name=snapshot_group(spec)))
@@ -155,6 +162,21 @@ class CaseItem(pytest.Function):
     def reportinfo(self) -> tuple[Path, int, str]:
         """Point reports at the case's line in the gold set."""
         return self.path, self.spec.line - 1, self.name
+
+
+def read_options(settings: Settings) -> formats.ReadOptions:
+    """Return what readers need from the run's settings: the repository map and the clone cache."""
+    return formats.ReadOptions(repos=dict(settings.repo_map), remotes=RemoteCache(default_cache_dir()))
+
+
+def repo_keywords(spec: CaseSpec) -> set[str]:
+    """Return the names ``-k`` selects a case's repository by: ``repo`` as the gold set writes it
+    (``owner/name``, a relative path) and the name of the directory searched."""
+    names = {Path(spec.repo).name.removesuffix(".git")} if spec.repo is not None else set()
+    written = spec.case.repo
+    if written and not Path(written).is_absolute():
+        names.add(written)
+    return {name for name in names if name}
 
 
 def snapshot_group(spec: CaseSpec) -> str:

@@ -23,6 +23,7 @@ from pytest_codesearch.optiontypes import (
     Number,
     PathList,
     PathValue,
+    RepoMap,
     Shard,
     Text,
     ValueType,
@@ -149,8 +150,20 @@ OPTIONS: tuple[Option, ...] = (
            flag="--codesearch-repo", yaml="dataset.repository", shown_default="the current directory"),
     Option("rev", Text(metavar="REV"), "HEAD", "with --codesearch-generate: mine the history reachable from REV",
            flag="--codesearch-rev", yaml="dataset.rev"),
-    Option("output", PathValue(metavar="FILE"), None, "with --codesearch-generate: the gold set to write",
-           flag="--codesearch-output", yaml="dataset.output", shown_default="`goldsets/<name>.jsonl`"),
+    Option("output", PathValue(metavar="FILE"), None, "with --codesearch-generate or --codesearch-convert: the "
+           "gold set to write", flag="--codesearch-output", yaml="dataset.output",
+           shown_default="`goldsets/<name>.jsonl`"),
+    Option("convert", PathValue(metavar="IN"), None, "write the gold set IN (any supported shape; a file or a "
+           "directory) as native JSONL to --codesearch-output; runs no case", flag="--codesearch-convert",
+           shown_default="off"),
+    Option("repo_map", RepoMap(), (), "use the local clone PATH for the repository gold sets call NAME "
+           "(owner/name or a URL), so nothing is cloned (repeatable; docs/remote-repositories.md)",
+           flag="--codesearch-repo-map", ini="codesearch_repo_map", yaml="evaluation.repo_map", action="append"),
+    Option("limit", Integer(metavar="N"), None, "run only N cases: the first N of the seeded order, or a sample "
+           "(--codesearch-sample)", flag="--codesearch-limit", yaml="evaluation.limit", shown_default="all cases"),
+    Option("sample", Choice(("first", "stratified"), metavar="HOW"), "first", "with --codesearch-limit: the "
+           "first N cases, or N taken in turn from each (repository, complexity) group, seeded",
+           flag="--codesearch-sample", yaml="evaluation.sample"),
     Option("name", Text(metavar="NAME"), None,
            "with --codesearch-generate: the gold set's name, which mined case ids start with",
            flag="--codesearch-name", yaml="dataset.name",

@@ -243,3 +243,31 @@ def split_list(values: Sequence[str]) -> list[str]:
                 current += char
         items.append(current)
     return [item for item in items if item]
+
+
+@dataclass(frozen=True)
+class RepoMap:
+    """``NAME=PATH`` pairs (repeated values, whitespace-separated ini lines) or a YAML mapping of names to paths;
+    relative paths are taken from the origin's folder."""
+
+    metavar: str = "NAME=PATH"
+
+    def parse(self, value: object, origin: Origin) -> tuple[tuple[str, Path], ...]:
+        """Return (name, absolute path) pairs in order; a later pair for the same name wins."""
+        if isinstance(value, dict):
+            pairs = [(Text().parse(k, origin), Text().parse(v, origin)) for k, v in value.items()]
+        else:
+            entries = value.split() if isinstance(value, str) else value
+            if not isinstance(entries, Sequence) or not all(isinstance(e, str) for e in entries):
+                raise origin.error(f"expected NAME=PATH entries, got {value!r}")
+            pairs = [_pair(entry, origin) for entry in entries]
+        mapping = {name: (origin.base / path).resolve() for name, path in pairs}
+        return tuple(mapping.items())
+
+
+def _pair(entry: str, origin: Origin) -> tuple[str, str]:
+    """Split ``NAME=PATH`` (a URL name may hold '=' itself: the last one splits it)."""
+    name, sep, path = entry.rpartition("=") if "://" in entry else entry.partition("=")
+    if not sep or not name.strip() or not path.strip():
+        raise origin.error(f"expected owner/name=/path/to/clone, got {entry!r}")
+    return name.strip(), path.strip()

@@ -59,11 +59,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_cmdline_main(config: pytest.Config) -> int | None:
     """``--codesearch-generate`` mines a history into a gold set, ``--codesearch-merge`` merges shards'
-    reports, ``--codesearch-validate`` checks gold sets; each ends the run: no test runs."""
+    reports, ``--codesearch-validate`` checks gold sets, ``--codesearch-convert`` writes a gold set as native
+    JSONL; each ends the run: no test runs."""
     if config.getoption("codesearch_validate"):
         from pytest_codesearch.validate_command import run_validate
 
         return run_validate(config, load_settings(config)[0])
+    if config.getoption("codesearch_convert"):
+        from pytest_codesearch.conversion import run_convert
+
+        return run_convert(load_settings(config)[0])
     if config.getoption("codesearch_merge"):
         from pytest_codesearch.report.merge_command import run_merge
 
@@ -310,7 +315,8 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> GoldsetFil
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Run cases in a seeded shuffle: snapshots in random order, cases shuffled within each.
+    """Run cases in a seeded shuffle: snapshots in random order, cases shuffled within each; then keep
+    ``--codesearch-limit`` cases (the first ones, or a stratified sample).
 
     With ``randomize: false`` in the YAML config the gold-set order is kept.
     """
@@ -335,6 +341,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         from pytest_codesearch.ordering import order_items
 
         items[:] = order_items(items, state.seed)
+    if state.settings.limit is not None:
+        from pytest_codesearch.selection import limit_items
+
+        # from collected items and the seed alone, so every xdist worker keeps the same ones
+        items[:], dropped = limit_items(items, state.settings.limit, state.settings.sample, state.seed)
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
 
 
 def _base_id(item: pytest.Item) -> str:

@@ -73,6 +73,18 @@ class Settings:
     output: Path | None = None
     name: str | None = None
     """The name mined case ids start with (None: the repository's folder name)."""
+    convert: Path | None = None
+    """``--codesearch-convert``: the gold set to write as native JSONL (None: run cases)."""
+    repo_map: tuple[tuple[str, Path], ...] = ()
+    """Repository names (``owner/name``, URLs) to local clones."""
+    limit: int | None = None
+    """Run only this many cases (None: all)."""
+    sample: str = "first"
+    """How the limited cases are picked: ``first`` or ``stratified``."""
+
+    def __post_init__(self) -> None:
+        if self.sample == "stratified" and self.limit is None:
+            raise SettingsError("--codesearch-sample: stratified sampling needs --codesearch-limit N (how many cases)")
 
     @property
     def isolation(self) -> str:

@@ -1,0 +1,2 @@
+from .parallel import ParallelAgent
+from .sequential import SequentialAgent

@@ -1,0 +1,5 @@
+class ParallelAgent:
+    """Runs its sub-agents concurrently."""
+
+    def run(self):
+        pass

@@ -1,0 +1,2 @@
+class SequentialAgent:
+    """Runs its sub-agents one after another."""

@@ -1,0 +1,129 @@
+"""YAML query files and FQN retrieval sets run as users run them: collected, scored, converted, selected."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from example_project import read_results
+
+DATA = Path(__file__).parent / "data"
+
+FIXED_AGENT = """
+import json
+import pathlib
+import pytest_codesearch as pcs
+
+ANSWERS = json.loads(pathlib.Path("answers.json").read_text())
+
+class Fixed:
+    def initialize(self, repo_path):
+        pass
+    def retrieve(self, query):
+        answer = ANSWERS[query]
+        return pcs.RetrievalResult(files=answer.get("files", []), symbols=answer.get("symbols", []))
+    def reset(self):
+        pass
+
+@pcs.agent(name="fixed")
+def fixed():
+    return Fixed()
+"""
+
+YAML_ANSWERS = {
+    "How are passwords hashed before they are stored?": {
+        "files": ["README.md", "auth/hashing.py"],
+        "symbols": ["shop.auth.HASH_PASSWORD"],
+    },
+    "Where is the cart total computed with discounts?": {"files": ["cart.py"]},
+}
+
+
+def _setup(pytester: pytest.Pytester, shape: str, answers: dict[str, object]) -> None:
+    shutil.copytree(DATA / shape, pytester.path / shape)
+    pytester.makeconftest(FIXED_AGENT)
+    (pytester.path / "answers.json").write_text(json.dumps(answers))
+
+
+def _metrics(root: Path) -> dict[str, dict[str, float]]:
+    return {case["id"]: case["metrics"] for case in read_results(root)["cases"]}
+
+
+def test_yaml_queries_match_by_substring_and_round_trip(pytester: pytest.Pytester) -> None:
+    _setup(pytester, "yaml", YAML_ANSWERS)
+    result = pytester.runpytest("--codesearch-agent=fixed", "--codesearch-runs=1", "yaml/queries.yaml")
+    result.assert_outcomes(passed=2)
+    metrics = _metrics(pytester.path)
+    assert (metrics["hashing"]["mrr"], metrics["hashing"]["recall@1"], metrics["hashing"]["recall@5"]) == (0.5, 0.0, 1.0)
+    assert metrics["hashing"]["symbol_mrr"] == 1.0
+    assert metrics["cart-total"]["mrr"] == 1.0
+    converted = pytester.runpytest("--codesearch-convert", "yaml/queries.yaml", "--codesearch-output", "yaml/native.jsonl")
+    assert converted.ret == 0
+    converted.stdout.fnmatch_lines(["codesearch: wrote 2 cases to *native.jsonl"])
+    first = json.loads((pytester.path / "yaml" / "native.jsonl").read_text().splitlines()[0])
+    assert first == {"metadata": {"match": "substring"}}
+    again = pytester.runpytest("--codesearch-agent=fixed", "--codesearch-runs=1", "yaml/native.jsonl")
+    again.assert_outcomes(passed=2)
+    assert _metrics(pytester.path) == metrics
+
+
+def test_fqn_sets_report_symbols_and_hard_negatives_and_round_trip(pytester: pytest.Pytester) -> None:
+    answers = {
+        "Which class runs agents concurrently?": {
+            "files": ["src/adk/agents/sequential.py", "src/adk/agents/parallel.py"],
+            "symbols": ["adk.agents.SequentialAgent", "src/adk/agents/parallel.py:ParallelAgent"],
+        },
+        "Which class runs agents one after another?": {"symbols": ["adk.agents.sequential.SequentialAgent"]},
+    }
+    _setup(pytester, "fqn", answers)
+    result = pytester.runpytest("--codesearch-agent=fixed", "--codesearch-runs=1", "fqn/retrieval.jsonl")
+    result.assert_outcomes(passed=2)
+    metrics = _metrics(pytester.path)
+    assert metrics["parallel"]["mrr"] == 0.5
+    assert (metrics["parallel"]["symbol_mrr"], metrics["parallel"]["hard_negative_rate"]) == (0.5, 1.0)
+    assert (metrics["sequential"]["symbol_mrr"], metrics["sequential"]["recall@5"]) == (1.0, 0.0)
+    assert "hard_negative_rate" not in metrics["sequential"]
+    converted = pytester.runpytest("--codesearch-convert", "fqn/retrieval.jsonl", "--codesearch-output", "fqn/native.jsonl")
+    assert converted.ret == 0
+    again = pytester.runpytest("--codesearch-agent=fixed", "--codesearch-runs=1", "fqn/native.jsonl")
+    again.assert_outcomes(passed=2)
+    assert _metrics(pytester.path) == metrics
+
+
+def test_k_selects_by_repository_and_category(pytester: pytest.Pytester) -> None:
+    _setup(pytester, "yaml", YAML_ANSWERS)
+    run = pytester.runpytest("--codesearch-agent=fixed", "--codesearch-runs=1", "-k", "shop and concept_search", "yaml")
+    run.assert_outcomes(passed=1, deselected=1)
+    assert [case["id"] for case in read_results(pytester.path)["cases"]] == ["cart-total"]
+
+
+def _many_cases(pytester: pytest.Pytester) -> None:
+    (pytester.path / "a.py").write_text("x = 1\n")
+    complexities = ["low", "low", "low", "low", "high", "high"]
+    lines = [
+        json.dumps({"id": f"c{i}", "query": f"q{i}", "ground_truth_files": ["a.py"], "repo": ".", "complexity": c})
+        for i, c in enumerate(complexities)
+    ]
+    (pytester.path / "cases.jsonl").write_text("\n".join(lines) + "\n")
+
+
+@pytest.mark.parametrize("dist", ["-n0", "-n2"])
+@pytest.mark.parametrize("sample", ["first", "stratified"])
+def test_limit_keeps_n_cases_the_same_on_every_worker(pytester: pytest.Pytester, dist: str, sample: str) -> None:
+    _many_cases(pytester)
+    args = ["--codesearch-agent=oracle", "--codesearch-runs=1", "--codesearch-seed=7", "--codesearch-limit=2"]
+    result = pytester.runpytest_subprocess(*args, f"--codesearch-sample={sample}", dist)
+    result.assert_outcomes(passed=2)
+    kept = {case["complexity"] for case in read_results(pytester.path)["cases"]}
+    if sample == "stratified":
+        assert kept == {"low", "high"}
+
+
+def test_convert_needs_an_output(pytester: pytest.Pytester) -> None:
+    _many_cases(pytester)
+    result = pytester.runpytest("--codesearch-convert", "cases.jsonl")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--codesearch-convert needs --codesearch-output OUT.jsonl*"])
