@@ -136,3 +136,15 @@ def test_swebench_instances_clone_and_fetch_their_repository(tmp_path: Path) -> 
     assert [e.error for e in load(path, options).entries] == [
         f"base_commit: {'2' * 40!r} is not in {url!r} ({url}), even after a fetch; check the commit id"
     ]
+
+
+def test_the_yaml_config_maps_repositories_relative_to_itself(tmp_path: Path) -> None:
+    from pytest_codesearch.benchfile import load_benchfile
+    from pytest_codesearch.settings import build_settings
+
+    path = tmp_path / "conf" / "benchmark.yaml"
+    path.parent.mkdir()
+    path.write_text("evaluation:\n  limit: 3\n  sample: stratified\n  repo_map:\n    psf/requests: ../clones/requests\n")
+    settings = build_settings([load_benchfile(path).layer()], tmp_path, tmp_path)
+    assert settings.repo_map == (("psf/requests", (tmp_path / "clones" / "requests").resolve()),)
+    assert (settings.limit, settings.sample) == (3, "stratified")
