@@ -96,3 +96,18 @@ def test_a_name_missing_from_the_tree_fails_its_query_alone(tmp_path: Path) -> N
         (4, "positive_ctxs[0].rank_relevance: must be an integer >= 1 (1 = primary), got 0"),
         (5, "a query must be a JSON object, got array"),
     ]
+
+
+def test_a_blob_missing_from_a_partial_clone_fails_only_the_queries_needing_it(tmp_path: Path) -> None:
+    import pygit2
+
+    sequential = {"id": "seq", "query": "q", "positive_ctxs": [{"fqn": "adk.agents.sequential.SequentialAgent"}]}
+    path = _goldset(tmp_path, [QUERY, sequential], "commit")
+    repository = pygit2.Repository(str(tmp_path / "repo"))
+    blob = str(repository.revparse_single("HEAD").peel(pygit2.Commit).tree["src/adk/agents/parallel.py"].id)
+    (tmp_path / "repo" / ".git" / "objects" / blob[:2] / blob[2:]).unlink()  # as a partial clone lacks it
+    entries = load_fqn(path, ReadOptions()).entries
+    assert [(e.line, e.error) for e in entries] == [
+        (2, f"repo: 'src/adk/agents/parallel.py' (blob {blob[:12]}) is missing from {repository.path} (a partial clone?)"),
+        (3, None),
+    ]

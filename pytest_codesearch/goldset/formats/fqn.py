@@ -110,9 +110,15 @@ def _commit_reader(repository: pygit2.Repository, commit: pygit2.Commit) -> Read
 
     def read(path: str) -> bytes | None:
         try:
-            blob = repository[tree[path].id]
+            entry = tree[path]
         except (KeyError, ValueError):
-            return None  # absent, or a blob a partial clone lacks: the name then does not resolve
+            return None
+        try:
+            blob = repository[entry.id]
+        except KeyError:
+            raise _Invalid(
+                f"repo: {path!r} (blob {str(entry.id)[:12]}) is missing from {repository.path} (a partial clone?)"
+            ) from None
         return blob.data if isinstance(blob, pygit2.Blob) else None
 
     return read
