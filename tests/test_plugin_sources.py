@@ -127,3 +127,38 @@ def test_convert_needs_an_output(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--codesearch-convert", "cases.jsonl")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--codesearch-convert needs --codesearch-output OUT.jsonl*"])
+
+
+def _remote_cases(pytester: pytest.Pytester, repo: str) -> None:
+    from gitrepo import commit, init_repo
+
+    origin = init_repo(pytester.path / "origin.git", bare=True)
+    old = commit(origin, {"src/login.py": "def login(): pass\n", "README.md": "hi\n"}, "first")
+    new = commit(origin, {"src/token.py": "def token(): pass\n"}, "second")
+    cases = [
+        {"id": "old", "query": "q", "ground_truth_files": ["src/login.py"], "repo": repo, "base_commit": old},
+        {"id": "new", "query": "q", "ground_truth_files": ["src/token.py"], "repo": repo, "base_commit": new},
+    ]
+    (pytester.path / "cases.jsonl").write_text("\n".join(json.dumps(c) for c in cases) + "\n")
+
+
+def test_remote_repositories_are_cloned_once_for_all_workers(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(pytester.path / "home-cache"))
+    url = (pytester.path / "origin.git").as_uri()
+    _remote_cases(pytester, url)
+    result = pytester.runpytest_subprocess("--codesearch-agent=oracle", "--codesearch-runs=1", "-n2", "cases.jsonl")
+    result.assert_outcomes(passed=2)
+    clones = pytester.path / "home-cache" / "pytest-codesearch" / "repos"
+    assert sorted(p.suffix for p in clones.iterdir()) == [".git", ".lock"]
+    assert {case["metrics"]["mrr"] for case in read_results(pytester.path)["cases"]} == {1.0}
+
+
+def test_the_repository_map_runs_owner_name_offline(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(pytester.path / "home-cache"))
+    _remote_cases(pytester, "acme/shop")
+    args = ["--codesearch-agent=oracle", "--codesearch-runs=1", "--codesearch-repo-map", "acme/shop=origin.git"]
+    result = pytester.runpytest(*args, "-k", "shop", "cases.jsonl")
+    result.assert_outcomes(passed=2)
+    assert not (pytester.path / "home-cache").exists()
