@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from pytest_codesearch.selection import first_cases, stratified_cases
 
 
@@ -29,3 +33,16 @@ def test_stratified_keeps_all_entries_of_a_case_and_stops_at_the_supply() -> Non
     strata = ["x", "x", "y", "y"]
     assert stratified_cases(cases, strata, 1, 0) in ([0, 1], [2, 3])
     assert stratified_cases(cases, strata, 5, 0) == [0, 1, 2, 3]
+
+
+def test_stratified_needs_a_limit(tmp_path: Path) -> None:
+    from pytest_codesearch.settings import Given, Origin, SettingsError, build_settings
+
+    def layer(**values: object) -> dict[str, Given]:
+        return {key: Given(value, Origin("cli", tmp_path)) for key, value in values.items()}
+
+    with pytest.raises(SettingsError, match=r"^--codesearch-sample: stratified sampling needs --codesearch-limit N"):
+        build_settings([layer(sample="stratified")], tmp_path, tmp_path)
+    with pytest.raises(SettingsError, match=r"^cli: expected one of first, stratified, got 'random'"):
+        build_settings([layer(sample="random", limit="3")], tmp_path, tmp_path)
+    assert build_settings([layer(sample="stratified", limit="3")], tmp_path, tmp_path).limit == 3
