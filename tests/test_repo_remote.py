@@ -148,3 +148,19 @@ def test_the_yaml_config_maps_repositories_relative_to_itself(tmp_path: Path) ->
     settings = build_settings([load_benchfile(path).layer()], tmp_path, tmp_path)
     assert settings.repo_map == (("psf/requests", (tmp_path / "clones" / "requests").resolve()),)
     assert (settings.limit, settings.sample) == (3, "stratified")
+
+
+def test_converted_instances_keep_naming_their_remote_repository(tmp_path: Path) -> None:
+    import json
+
+    from pytest_codesearch.goldset.convert import convert_goldset
+    from pytest_codesearch.goldset.formats import ReadOptions, load
+
+    url, _, first = _origin(tmp_path)
+    options = ReadOptions(remotes=RemoteCache(tmp_path / "cache"))
+    instance = {"instance_id": "one", "repo": url, "base_commit": first, "problem_statement": "q", "patch": PATCH}
+    (tmp_path / "instances.jsonl").write_text(json.dumps(instance) + "\n")
+    result = convert_goldset(tmp_path / "instances.jsonl", tmp_path / "out" / "native.jsonl", options)
+    assert (result.written, result.errors) == (1, [])
+    (case,) = load(tmp_path / "out" / "native.jsonl", options).cases
+    assert (case.repo, case.base_commit) == (url, first)

@@ -181,7 +181,10 @@ class _CaseBuilder:
         problem = _truth_problem(truth, record["base_commit"])
         if problem is not None:
             return None, problem
-        return _case_from(record, truth, repository, self.options.hints), ""
+        case = _case_from(record, truth, repository, self.options.hints)
+        if self._cloned(record["repo"], repository):
+            case["repo"] = record["repo"]  # found again through the cache, wherever the file is converted to
+        return case, ""
 
     def _cloned(self, repo: str, repository: pygit2.Repository) -> bool:
         """Return True when ``repository`` is the remote cache's clone of ``repo``."""
