@@ -10,7 +10,7 @@ import pytest
 from gitrepo import commit, init_repo
 
 from pytest_codesearch.repo.remote import RemoteCache, RemoteError, cache_name, is_remote, remote_url
-from pytest_codesearch.repo.resolve import RepoMapError, parse_repo_map, resolve_repo
+from pytest_codesearch.repo.resolve import resolve_repo
 
 
 def _origin(tmp_path: Path) -> tuple[str, pygit2.Repository, str]:
@@ -96,11 +96,20 @@ def test_resolve_prefers_the_map_then_a_directory_then_the_cache(tmp_path: Path)
     assert path is None and error == f"repo: 'owner/absent' (resolved to {tmp_path / 'sets/owner/absent'}) is not a directory"
 
 
-def test_parse_repo_map(tmp_path: Path) -> None:
-    got = parse_repo_map(["psf/requests=clones/requests", "https://h/x.git=/abs/x"], "--codesearch-repo-map", tmp_path)
-    assert got == {"psf/requests": tmp_path / "clones/requests", "https://h/x.git": Path("/abs/x")}
-    with pytest.raises(RepoMapError, match=r"^--codesearch-repo-map: expected owner/name=/path/to/clone, got 'psf'$"):
-        parse_repo_map(["psf"], "--codesearch-repo-map", tmp_path)
+def test_repo_map_values_from_every_source(tmp_path: Path) -> None:
+    from pytest_codesearch.optiontypes import Origin, RepoMap, SettingsError
+
+    cli = Origin("--codesearch-repo-map", tmp_path)
+    got = RepoMap().parse(["psf/requests=clones/requests", "https://h/x.git?a=b=/abs/x"], cli)
+    assert got == (("psf/requests", tmp_path / "clones/requests"), ("https://h/x.git?a=b", Path("/abs/x")))
+    assert RepoMap().parse("a/b=one\n  c/d=two", Origin("tox.ini: codesearch_repo_map", tmp_path)) == (
+        ("a/b", tmp_path / "one"), ("c/d", tmp_path / "two"),
+    )
+    assert RepoMap().parse({"a/b": "../m"}, Origin("b.yaml:3: evaluation.repo_map", tmp_path / "d", typed=True)) == (
+        ("a/b", tmp_path / "m"),
+    )
+    with pytest.raises(SettingsError, match=r"^--codesearch-repo-map: expected owner/name=/path/to/clone, got 'psf'$"):
+        RepoMap().parse(["psf"], cli)
 
 
 PATCH = """\

@@ -8,7 +8,7 @@ or a URL, a bare clone in that cache (cloned on first use, fetched when ``commit
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 from pytest_codesearch.repo.remote import RemoteCache, RemoteError, is_remote
@@ -68,22 +68,3 @@ def default_repo(
         return None, error
     return found, None
 
-
-class RepoMapError(ValueError):
-    """A ``--codesearch-repo-map`` entry that is not ``NAME=PATH``; str() names where it came from."""
-
-
-def parse_repo_map(values: Iterable[str], where: str, base: Path) -> dict[str, Path]:
-    """Return ``NAME=PATH`` entries as a map of repository names to directories (relative to ``base``).
-
-    ``NAME`` is how gold sets write the repository (``owner/name``, a URL); a later entry for the same
-    name wins. Raises ``RepoMapError`` naming ``where`` for an entry without ``=`` or with an empty side.
-    """
-    mapping: dict[str, Path] = {}
-    for value in values:
-        name, sep, path = str(value).rpartition("=") if "://" in str(value) else str(value).partition("=")
-        name, path = name.strip(), path.strip()
-        if not sep or not name or not path:
-            raise RepoMapError(f"{where}: expected owner/name=/path/to/clone, got {value!r}")
-        mapping[name] = (base / os.path.expanduser(path)).resolve()
-    return mapping
