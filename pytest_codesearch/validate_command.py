@@ -24,7 +24,9 @@ def run_validate(config: pytest.Config, settings: Settings) -> int:
         raise pytest.UsageError(f"--codesearch-validate: no such file or directory: {', '.join(missing)}")
     store = SnapshotStore(settings.cache_dir / "snapshots", materialize=False)
     files = [(file, _shown(file, config.rootpath)) for file in goldset_files(paths)]
-    result = validate_files(files, store)
+    from pytest_codesearch.items import read_options
+
+    result = validate_files(files, store, read_options(settings))  # the repository map and clone cache too
     table = format_table(result.problems)
     if table:
         sys.stdout.write(table + "\n")
