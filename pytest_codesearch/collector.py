@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from pytest_codesearch.keys import CASE_ATTRIBUTE, INVALID_ATTRIBUTE, JOURNAL_NAME
+from pytest_codesearch.report.cost import cost_lines
 from pytest_codesearch.report.finish import build_report
 from pytest_codesearch.report.formats import write_reports
 from pytest_codesearch.report.journal import JournalEnd, JournalHeader, JournalWriter, RunRecords
@@ -117,7 +118,7 @@ class RunCollector:
         if self.write_error is not None:
             terminalreporter.write_line(self.write_error, red=True)
         width = self.config.get_terminal_writer().fullwidth
-        for line in render_terminal(self.report, None, width):
+        for line in render_terminal(self.report, None, width) + cost_lines(self.report):
             terminalreporter.write_line(line)
         results = self.report.cases
         cases = len({(c.goldset, c.id) for c in results})
