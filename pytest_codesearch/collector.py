@@ -19,6 +19,7 @@ from pytest_codesearch.report.journal import JournalEnd, JournalHeader, JournalW
 from pytest_codesearch.report.model import AgentInfo, CaseResult, InvalidEntry, RunInfo, RunReport
 from pytest_codesearch.report.terminal import render_terminal
 from pytest_codesearch.resume import file_digest
+from pytest_codesearch.run_end import RunEnd
 from pytest_codesearch.runner.inprocess import timing_overhead_ns
 from pytest_codesearch.scoring import metric_names, optional_metric_names
 from pytest_codesearch.state import RunState
@@ -44,11 +45,13 @@ class RunCollector:
         self.journal: JournalWriter | None = None
         self.report: RunReport | None = None
         self.write_error: str | None = None
+        self.end = RunEnd(config, state)  # history, partial runs, gates, TREC, CI outputs
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         """Open the journal (a collect-only run writes nothing)."""
         if self.config.option.collectonly:
             return
+        self.end.junit_properties()
         try:
             self.journal = JournalWriter(self.state.settings.report_dir / JOURNAL_NAME, self.records.header)
         except OSError as exc:
@@ -93,7 +96,7 @@ class RunCollector:
             self.journal.end(end)
         self.report = build_report(self.records)
         try:
-            write_reports(self.report, self.state.settings.report_dir, self.state.settings.formats)
+            write_reports(self.report, self.end.report_dir(self.records), self.state.settings.formats)
         except OSError as exc:  # an unwritable report directory must not end in an internal error
             self._cannot_write(exc)
         if self.write_error is not None and session.exitstatus == pytest.ExitCode.OK:
@@ -104,6 +107,7 @@ class RunCollector:
             # the resumed cases count as run: the exit status is the uninterrupted run's
             failed = any(c.status.failed for c in self.state.resumed.values())
             session.exitstatus = pytest.ExitCode.TESTS_FAILED if failed else pytest.ExitCode.OK
+        self.end.finish(self.records, self.report, session)  # gates see the exit status set above
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         """Close the journal of a session that ended before it finished (a usage error at start)."""
@@ -127,6 +131,8 @@ class RunCollector:
             f"codesearch: {len(results)} results ({_plural(cases, 'case')} x {_plural(agents, 'agent')}), "
             f"seed {self.state.seed}; report in {self.state.settings.report_dir}"
         )
+        for line in self.end.lines:
+            terminalreporter.write_line(line, red=line in self.end.failures)
 
     def _collected(self, nodeids: list[str]) -> None:
         new = [n for n in nodeids if n not in self.records.collected]

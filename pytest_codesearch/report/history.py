@@ -28,6 +28,11 @@ RESULTS_FILE = "results.json"
 JOURNAL_FILE = "journal.jsonl"
 
 
+def history_dir(cache_dir: Path) -> Path:
+    """Return the directory of saved runs under the cache directory."""
+    return cache_dir / HISTORY_DIR
+
+
 class HistoryError(ValueError):
     """A saved run that cannot be found or read; str() says which and how to fix it."""
 
