@@ -5,7 +5,8 @@ from its hooks:
 
 - ``report_dir(records)``: where this run's report files go: the report directory, or its
   ``partial/`` sub-directory when the run selected fewer cases than its gold sets hold (``-k``,
-  ``--lf``, a node id), so a partial rerun never replaces the last full report;
+  ``--lf``, a node id) and the report directory holds a report already, so a partial rerun never
+  replaces the last full report;
 - ``finish(records, report, session)``: save the run under ``<cache_dir>/history/`` (unless
   ``--codesearch-no-save``), write TREC files (``--codesearch-trec``), append ``summary.md`` to
   ``$GITHUB_STEP_SUMMARY``, and evaluate the gates: a failed gate makes the exit status 1
@@ -96,10 +97,10 @@ class RunEnd:
         """Return where this run's report files go: ``partial/`` under the report directory for a partial run."""
         base = self.state.settings.report_dir
         # a shard holds its share of the cases by design: its report is merged, never partial
-        sharded = getattr(self.state.settings, "shard", None) is not None
+        sharded = self.state.settings.shard is not None
         self.partial = not sharded and is_partial_run(records, self.config.rootpath, len(self.state.choices))
-        if not self.partial:
-            return base
+        if not self.partial or not (base / "results.json").is_file():
+            return base  # a full run, or no earlier report to keep
         target = base / PARTIAL_DIR
         self.lines.append(
             f"codesearch: partial run ({len(records.cases)} of the gold sets' cases): report in {target}; "
