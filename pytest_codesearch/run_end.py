@@ -11,17 +11,16 @@ from its hooks:
   ``--codesearch-no-save``), write TREC files (``--codesearch-trec``), append ``summary.md`` to
   ``$GITHUB_STEP_SUMMARY``, and evaluate the gates: a failed gate makes the exit status 1
   (``TESTS_FAILED``) when nothing else failed;
-- ``junit_properties(config)``: seed, agents and plugin version as ``<testsuite>`` properties, added to
+- ``junit_properties()``: seed, agents and plugin version as ``<testsuite>`` properties, added to
   the controller's junitxml writer (``LogXML.add_global_property``), which also works under xdist.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -149,7 +148,7 @@ class RunEnd:
 
         self._write(save)
 
-    def _write(self, action: Any) -> None:
+    def _write(self, action: Callable[[], str]) -> None:
         try:
             self.lines.append(action())
         except OSError as exc:  # an unwritable history or TREC directory must not end in an internal error
