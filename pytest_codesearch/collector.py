@@ -12,12 +12,14 @@ from typing import Any
 import pytest
 
 from pytest_codesearch.keys import CASE_ATTRIBUTE, INVALID_ATTRIBUTE, JOURNAL_NAME
+from pytest_codesearch.report.cost import cost_lines
 from pytest_codesearch.report.finish import build_report
 from pytest_codesearch.report.formats import write_reports
 from pytest_codesearch.report.journal import JournalEnd, JournalHeader, JournalWriter, RunRecords
 from pytest_codesearch.report.model import AgentInfo, CaseResult, InvalidEntry, RunInfo, RunReport
 from pytest_codesearch.report.terminal import render_terminal
 from pytest_codesearch.resume import file_digest
+from pytest_codesearch.run_end import RunEnd
 from pytest_codesearch.runner.inprocess import timing_overhead_ns
 from pytest_codesearch.scoring import metric_names, optional_metric_names
 from pytest_codesearch.state import RunState
@@ -43,11 +45,13 @@ class RunCollector:
         self.journal: JournalWriter | None = None
         self.report: RunReport | None = None
         self.write_error: str | None = None
+        self.end = RunEnd(config, state)  # history, partial runs, gates, TREC, CI outputs
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         """Open the journal (a collect-only run writes nothing)."""
         if self.config.option.collectonly:
             return
+        self.end.junit_properties()
         try:
             self.journal = JournalWriter(self.state.settings.report_dir / JOURNAL_NAME, self.records.header)
         except OSError as exc:
@@ -92,7 +96,7 @@ class RunCollector:
             self.journal.end(end)
         self.report = build_report(self.records)
         try:
-            write_reports(self.report, self.state.settings.report_dir, self.state.settings.formats)
+            write_reports(self.report, self.end.report_dir(self.records), self.state.settings.formats)
         except OSError as exc:  # an unwritable report directory must not end in an internal error
             self._cannot_write(exc)
         if self.write_error is not None and session.exitstatus == pytest.ExitCode.OK:
@@ -103,6 +107,7 @@ class RunCollector:
             # the resumed cases count as run: the exit status is the uninterrupted run's
             failed = any(c.status.failed for c in self.state.resumed.values())
             session.exitstatus = pytest.ExitCode.TESTS_FAILED if failed else pytest.ExitCode.OK
+        self.end.finish(self.records, self.report, session)  # gates see the exit status set above
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         """Close the journal of a session that ended before it finished (a usage error at start)."""
@@ -117,7 +122,7 @@ class RunCollector:
         if self.write_error is not None:
             terminalreporter.write_line(self.write_error, red=True)
         width = self.config.get_terminal_writer().fullwidth
-        for line in render_terminal(self.report, None, width):
+        for line in render_terminal(self.report, None, width) + cost_lines(self.report):
             terminalreporter.write_line(line)
         results = self.report.cases
         cases = len({(c.goldset, c.id) for c in results})
@@ -126,6 +131,8 @@ class RunCollector:
             f"codesearch: {len(results)} results ({_plural(cases, 'case')} x {_plural(agents, 'agent')}), "
             f"seed {self.state.seed}; report in {self.state.settings.report_dir}"
         )
+        for line in self.end.lines:
+            terminalreporter.write_line(line, red=line in self.end.failures)
 
     def _collected(self, nodeids: list[str]) -> None:
         new = [n for n in nodeids if n not in self.records.collected]

@@ -168,6 +168,26 @@ OPTIONS: tuple[Option, ...] = (
            "with --codesearch-generate: the gold set's name, which mined case ids start with",
            flag="--codesearch-name", yaml="dataset.name",
            shown_default="the repository's own name (its origin remote, else its folder)"),
+    Option("no_save", Boolean(), False, "do not save this run under <cache_dir>/history/ (see docs/ci.md)",
+           flag="--codesearch-no-save", action="store_true", shown_default="off (every run is saved)"),
+    Option("history", Boolean(), False, "list the saved runs and run no case", flag="--codesearch-history",
+           action="store_true", shown_default="off"),
+    Option("compare", Names(metavar="RUN"), (), "compare saved runs (paths, ids, latest, previous; the first is "
+           "the base), write comparison.md and run no case; give it last", flag="--codesearch-compare",
+           nargs="+", shown_default="off"),
+    Option("fail_under", Text(metavar="SPEC"), None, "fail the session when an agent's mean is below a floor, "
+           "e.g. ndcg@10=0.40,recall@10=0.60", flag="--codesearch-fail-under", ini="codesearch_fail_under",
+           yaml="evaluation.fail_under"),
+    Option("baseline", Text(metavar="RUN"), None, "the saved run --codesearch-fail-on compares against (a path, "
+           "an id, latest)", flag="--codesearch-baseline", ini="codesearch_baseline", yaml="evaluation.baseline"),
+    Option("fail_on", Text(metavar="SPEC"), None, "fail on a significant regression against the baseline, e.g. "
+           "ndcg@10:-0.02,latency_p90:+20%", flag="--codesearch-fail-on", ini="codesearch_fail_on",
+           yaml="evaluation.fail_on"),
+    Option("gate_any", Boolean(), False, "with --codesearch-fail-on: fail on any regression past the tolerance, "
+           "significant or not", flag="--codesearch-gate-any", action="store_true", yaml="evaluation.gate_any",
+           shown_default="off"),
+    Option("trec", PathValue(metavar="DIR"), None, "also write TREC qrels and one run file per agent into DIR",
+           flag="--codesearch-trec", yaml="output.trec", shown_default="off"),
 )  # fmt: skip
 
 BY_YAML = {option.yaml: option for option in OPTIONS if option.yaml}

@@ -60,7 +60,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_cmdline_main(config: pytest.Config) -> int | None:
     """``--codesearch-generate`` mines a history into a gold set, ``--codesearch-merge`` merges shards'
     reports, ``--codesearch-validate`` checks gold sets, ``--codesearch-convert`` writes a gold set as native
-    JSONL; each ends the run: no test runs."""
+    JSONL, ``--codesearch-history`` and ``--codesearch-compare`` read saved runs; each ends the run: no
+    test runs."""
     if config.getoption("codesearch_validate"):
         from pytest_codesearch.validate_command import run_validate
 
@@ -74,6 +75,10 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
 
         settings, here = load_settings(config)[0], config.invocation_params.dir
         return run_merge([Path(shown(p, here)) for p in settings.merge], settings)  # as given, for messages
+    if config.getoption("codesearch_history") or config.getoption("codesearch_compare"):
+        from pytest_codesearch.history_cli import run_history_command
+
+        return run_history_command(load_settings(config)[0], config.invocation_params.dir)
     if not config.getoption("codesearch_generate"):
         return None
     from pytest_codesearch.generate_command import run_generate

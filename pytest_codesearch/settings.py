@@ -81,6 +81,19 @@ class Settings:
     """Run only this many cases (None: all)."""
     sample: str = "first"
     """How the limited cases are picked: ``first`` or ``stratified``."""
+    no_save: bool = False
+    """Do not save the run under ``<cache_dir>/history/``."""
+    history: bool = False
+    compare: tuple[str, ...] = ()
+    """Saved runs ``--codesearch-compare`` compares (paths, ids, ``latest``, ``previous``)."""
+    fail_under: str | None = None
+    """Gate floors, e.g. ``ndcg@10=0.40`` (parsed by ``report.gates.parse_floors``)."""
+    baseline: str | None = None
+    fail_on: str | None = None
+    """Gate tolerances against the baseline, e.g. ``ndcg@10:-0.02`` (``report.gates.parse_tolerances``)."""
+    gate_any: bool = False
+    trec: Path | None = None
+    """Where TREC qrels and run files go (None: not written)."""
 
     def __post_init__(self) -> None:
         if self.sample == "stratified" and self.limit is None:

@@ -279,7 +279,9 @@ def test_last_failed_reruns_only_failures(
     pytester.runpytest("--codesearch-agent=picky").assert_outcomes(passed=2, failed=1)
     rerun = pytester.runpytest("--codesearch-agent=picky", "--lf")
     rerun.assert_outcomes(failed=1)
-    assert [c["id"] for c in read_results(pytester.path)["cases"]] == ["login"]
+    # the rerun is partial: its report goes to partial/, the full report stays
+    assert [c["id"] for c in read_results(pytester.path, "codesearch-report/partial")["cases"]] == ["login"]
+    assert len(read_results(pytester.path)["cases"]) == 3
 
 
 def test_maxfail_stops_and_report_is_still_written(

@@ -73,7 +73,8 @@ def shop(pytester: pytest.Pytester) -> Path:
 def run_cases(pytester: pytest.Pytester, *args: str, passed: int = 0, failed: int = 0) -> dict[str, dict[str, Any]]:
     """Run the plugin, check the outcomes, and return the case records by "agent:id"."""
     pytester.runpytest("-p", "no:randomly", *args).assert_outcomes(passed=passed, failed=failed)
-    return {f"{c['agent']}:{c['id']}": c for c in read_results(pytester.path)["cases"]}
+    report_dir = next((a.split("=", 1)[1] for a in args if a.startswith("--codesearch-report-dir=")), "codesearch-report")
+    return {f"{c['agent']}:{c['id']}": c for c in read_results(pytester.path, report_dir)["cases"]}
 
 
 def test_spans_get_exact_line_and_symbol_metrics(pytester: pytest.Pytester, shop: Path) -> None:
@@ -112,7 +113,8 @@ def test_f_beta_option_adds_the_metric(pytester: pytest.Pytester, shop: Path) ->
     assert cases["spanner:price"]["metrics"]["f_beta"] == pytest.approx(10 / 11, abs=1e-15)
     assert list(cases["spanner:price"]["metrics"])[:5] == ["precision", "recall", "f1", "f1_partial", "f_beta"]
     assert cases["broken:price"]["metrics"]["f_beta"] == 0.0
-    without = run_cases(pytester, "--codesearch-agent=spanner", "-k", "price", passed=1)
+    # a second partial run writes to partial/: read this one's report from a directory of its own
+    without = run_cases(pytester, "--codesearch-agent=spanner", "-k", "price", "--codesearch-report-dir=alone", passed=1)
     assert "f_beta" not in without["spanner:price"]["metrics"]
 
 

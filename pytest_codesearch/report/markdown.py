@@ -7,7 +7,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pytest_codesearch.atomic import write_atomic
+from pytest_codesearch.report.cost import cost_section
 from pytest_codesearch.report.headline import headline_metrics
+from pytest_codesearch.report.markdown_status import status_section
 from pytest_codesearch.report.markdown_stats import (
     breakdowns_section,
     comparisons_section,
@@ -29,6 +31,8 @@ def render_markdown(report: RunReport, headline: Sequence[str] | None = None) ->
     """
     names = list(dict.fromkeys(headline if headline is not None else report.headline or headline_metrics(report)))
     optional = [
+        status_section(report),
+        cost_section(report),
         comparisons_section(report),
         breakdowns_section(report, names),
         failures_section(report),

@@ -256,6 +256,18 @@ class InvalidEntry(_Record):
     error: str
 
 
+class AgentCost(_Record):
+    """What an agent's answers cost, summed from the ``cost_usd``, ``tokens_in`` and ``tokens_out`` it returned."""
+
+    cost_usd: float | None = Field(description="Sum of metadata.cost_usd; null when no case gave one.")
+    tokens_in: int | None = Field(description="Sum of metadata.tokens_in; null when no case gave one.")
+    tokens_out: int | None = Field(description="Sum of metadata.tokens_out; null when no case gave one.")
+    cases: int = Field(description="Cases that gave at least one of the three.")
+    correct: int = Field(description="Cases scoring 1 on correct_metric.")
+    correct_metric: str = Field(description="The metric that counts an answer as correct (hit@1 when present).")
+    cost_per_correct: float | None = Field(description="cost_usd / correct; null without cost or correct answers.")
+
+
 class RunReport(_Record):
     """Everything a run produced; the single source every report writer renders."""
 
@@ -288,6 +300,10 @@ class RunReport(_Record):
         default=False,
         description="True when the run was interrupted or killed, or some collected case never ran "
         "(--codesearch-resume runs the rest).",
+    )
+    costs: dict[str, AgentCost] = Field(
+        default_factory=dict,
+        description="Agent -> summed cost and tokens, for agents that returned any in their metadata.",
     )
 
     def metric_names(self) -> list[str]:

@@ -1,0 +1,113 @@
+"""Cost and tokens: what agents report in their answer's metadata, summed per agent, and how it is shown.
+
+An agent may return ``cost_usd``, ``tokens_in`` and ``tokens_out`` in ``RetrievalResult.metadata``;
+they reach ``CaseResult.metadata`` unchanged. ``summarize_costs`` sums them per agent (numbers only:
+a string or a bool is ignored) and divides the cost by the answers that scored 1 on ``hit@1``
+(or the first ``hit@k`` the cases carry): the cost per correct answer. Agents that returned none of
+the three are left out, so a run without costs shows nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pytest_codesearch.report.mdtable import MISSING, table
+from pytest_codesearch.report.model import AgentCost, CaseResult, RunReport
+
+COST_KEYS = ("cost_usd", "tokens_in", "tokens_out")
+"""Metadata keys summed per agent."""
+
+
+def summarize_costs(cases: Sequence[CaseResult]) -> dict[str, AgentCost]:
+    """Return agent -> summed cost and tokens, for the agents whose cases returned any (pure, order-free)."""
+    by_agent: dict[str, list[CaseResult]] = {}
+    for case in cases:
+        by_agent.setdefault(case.agent, []).append(case)
+    costs = {}
+    for agent in sorted(by_agent):
+        summary = _agent_cost(by_agent[agent])
+        if summary is not None:
+            costs[agent] = summary
+    return costs
+
+
+def _agent_cost(cases: list[CaseResult]) -> AgentCost | None:
+    sums: dict[str, float] = {}
+    reporting = 0
+    for case in cases:
+        values = {k: v for k in COST_KEYS if _is_number(v := case.metadata.get(k))}
+        reporting += bool(values)
+        for key, value in values.items():
+            sums[key] = sums.get(key, 0.0) + float(value)  # type: ignore[arg-type]
+    if not reporting:
+        return None
+    metric = _correct_metric(cases)
+    correct = sum(1 for c in cases if c.metrics.get(metric) == 1.0)
+    cost = sums.get("cost_usd")
+    return AgentCost(
+        cost_usd=cost,
+        tokens_in=None if "tokens_in" not in sums else int(sums["tokens_in"]),
+        tokens_out=None if "tokens_out" not in sums else int(sums["tokens_out"]),
+        cases=reporting,
+        correct=correct,
+        correct_metric=metric,
+        cost_per_correct=None if cost is None or not correct else cost / correct,
+    )
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value
+
+
+def _correct_metric(cases: list[CaseResult]) -> str:
+    names = {m for c in cases for m in c.metrics}
+    if "hit@1" in names:
+        return "hit@1"
+    hits = sorted((int(m[4:]), m) for m in names if m.startswith("hit@") and m[4:].isdigit())
+    return hits[0][1] if hits else "hit@1"
+
+
+def cost_rows(report: RunReport) -> list[list[str]]:
+    """Return one row per agent with costs: agent, correct, p50 ms, cost, tokens in, tokens out, per correct."""
+    rows = []
+    for agent, cost in report.costs.items():
+        summary = report.agents.get(agent)
+        p50 = None if summary is None else summary.latency_ms.p50
+        rows.append([
+            agent,
+            f"{cost.correct} ({cost.correct_metric})",
+            MISSING if p50 is None else f"{p50:.2f}",
+            _money(cost.cost_usd),
+            MISSING if cost.tokens_in is None else f"{cost.tokens_in:,}",
+            MISSING if cost.tokens_out is None else f"{cost.tokens_out:,}",
+            _money(cost.cost_per_correct),
+        ])
+    return rows
+
+
+COST_HEADER = ["agent", "correct", "p50 ms", "cost $", "tokens in", "tokens out", "$ per correct"]
+
+
+def cost_section(report: RunReport) -> str:
+    """Return the ``## Cost`` section of summary.md, or '' when no agent reported a cost."""
+    rows = cost_rows(report)
+    if not rows:
+        return ""
+    note = "Summed from the `cost_usd`, `tokens_in` and `tokens_out` each agent returned in its metadata."
+    return "\n\n".join(["## Cost", table(COST_HEADER, [":---", *["---:"] * 6], rows), note])
+
+
+def cost_lines(report: RunReport) -> list[str]:
+    """Return the cost table as terminal lines (aligned columns), or [] without costs."""
+    rows = cost_rows(report)
+    if not rows:
+        return []
+    widths = [max(len(r[i]) for r in [COST_HEADER, *rows]) for i in range(len(COST_HEADER))]
+    return [
+        "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
+        for row in [COST_HEADER, *rows]
+    ]
+
+
+def _money(value: float | None) -> str:
+    return MISSING if value is None else f"{value:.4f}"

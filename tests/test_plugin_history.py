@@ -1,0 +1,182 @@
+"""Saved runs, partial reruns, comparisons, gates, TREC files and CI outputs, run as users run them."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from example_project import read_results
+from pytest_codesearch import __version__
+from pytest_codesearch.report.history import list_runs
+from test_report_trec import check_against_trec_eval
+
+HISTORY = Path(".codesearch") / "history"
+
+
+def test_every_run_is_saved_and_listed(pytester: pytest.Pytester, project: Path) -> None:
+    pytester.runpytest("--codesearch-agent=oracle").assert_outcomes(passed=3)
+    result = pytester.runpytest("--codesearch-agent=oracle,bm25").assert_outcomes(passed=6)
+    runs = list_runs(pytester.path / HISTORY)
+    assert [(r.agents, r.cases, r.complete, r.partial) for r in runs] == [
+        (["oracle"], 3, True, False), (["oracle", "bm25"], 6, True, False)
+    ]  # fmt: skip
+    assert runs[0].goldsets == {"cases.jsonl": json.loads(_journal_goldsets(pytester.path))["cases.jsonl"]}
+    assert runs[0].commit is None  # the pytester directory is not a git repository
+    saved = pytester.path / HISTORY / runs[1].id
+    assert json.loads((saved / "results.json").read_text()) == read_results(pytester.path)
+    listing = pytester.runpytest("--codesearch-history")
+    assert listing.ret == 0
+    listing.stdout.fnmatch_lines(["saved runs in *history*", f"{runs[0].id} * 3 - * complete * oracle",
+                                  f"{runs[1].id} * 6 - * complete * oracle, bm25"])  # fmt: skip
+    assert "passed" not in listing.stdout.str()
+    pytester.runpytest("--codesearch-agent=oracle", "--codesearch-no-save").assert_outcomes(passed=3)
+    assert len(list_runs(pytester.path / HISTORY)) == 2
+    del result
+
+
+def _journal_goldsets(root: Path) -> str:
+    for line in (root / "codesearch-report" / "journal.jsonl").read_text().splitlines():
+        if line.startswith('{"goldsets"'):
+            return json.dumps(json.loads(line)["goldsets"])
+    raise AssertionError("no goldsets line")
+
+
+def test_a_partial_rerun_keeps_the_full_report(pytester: pytest.Pytester, project: Path) -> None:
+    pytester.runpytest("--codesearch-agent=oracle").assert_outcomes(passed=3)
+    full = read_results(pytester.path)
+    result = pytester.runpytest("--codesearch-agent=oracle", "-k", "login")
+    result.assert_outcomes(passed=1, deselected=2)
+    assert read_results(pytester.path) == full
+    partial = read_results(pytester.path, "codesearch-report/partial")
+    assert [c["id"] for c in partial["cases"]] == ["login"]
+    result.stdout.fnmatch_lines(["*partial run (1 of the gold sets' cases): report in *partial; "
+                                 "the last full report in *codesearch-report is kept"])  # fmt: skip
+    node = pytester.runpytest("--codesearch-agent=oracle", "cases.jsonl::app[oracle]")
+    node.assert_outcomes(passed=1)
+    assert read_results(pytester.path) == full
+    assert [c["id"] for c in read_results(pytester.path, "codesearch-report/partial")["cases"]] == ["app"]
+    assert [r.partial for r in list_runs(pytester.path / HISTORY)] == [False, True, True]
+
+
+def test_compare_two_saved_runs_runs_no_case(pytester: pytest.Pytester, project: Path) -> None:
+    pytester.runpytest("--codesearch-agent=oracle,bm25").assert_outcomes(passed=6)
+    pytester.runpytest("--codesearch-agent=oracle,keyword").assert_outcomes(passed=6)
+    result = pytester.runpytest("--codesearch-compare", "previous", "latest")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines([
+        "# Comparison: previous → latest",
+        "| oracle | mrr | 1.000 | 1.000 | +0.000 | +0.000 [+0.000, +0.000] | 3 | 1 |",
+        "Agents only in previous: bm25", "Agents only in latest: keyword",
+        "comparison written to *comparison.md",
+    ])  # fmt: skip
+    assert "passed" not in result.stdout.str()
+    written = (pytester.path / "codesearch-report" / "comparison.md").read_text()
+    assert written.startswith("# Comparison: previous → latest")
+    missing = pytester.runpytest("--codesearch-compare", "latest", "nope")
+    assert missing.ret == pytest.ExitCode.USAGE_ERROR
+    missing.stderr.fnmatch_lines(["*nope: no such file, run directory or saved run in *history*"])
+
+
+@pytest.mark.parametrize("dist", ["-n0", "-n2"])
+def test_gates_pass_and_fail_with_the_documented_exit_status(
+    pytester: pytest.Pytester, project: Path, dist: str
+) -> None:
+    run = ["--codesearch-agent=oracle,random", "--codesearch-seed=1", "-p", "xdist", dist]
+    passing = pytester.runpytest_subprocess(*run, "--codesearch-fail-under=mrr=0.0")
+    passing.assert_outcomes(passed=6)
+    assert passing.ret == pytest.ExitCode.OK
+    failing = pytester.runpytest_subprocess(
+        *run, "--codesearch-fail-under=mrr=0.99,hit@1=0.5",
+        "--codesearch-baseline=latest", "--codesearch-fail-on=mrr:-0.01", "--codesearch-gate-any",
+    )  # fmt: skip
+    failing.assert_outcomes(passed=6)
+    assert failing.ret == pytest.ExitCode.TESTS_FAILED
+    failing.stdout.fnmatch_lines(["gate failed: agent random: mrr = * < floor 0.99"])
+    # random's hit@1 (2 of 3) clears its floor; the same seed gives it the same answers as in the
+    # baseline, so no regression; oracle passes every gate
+    assert failing.stdout.str().count("gate failed") == 1
+
+
+SWITCHING_CONFTEST = """
+import os
+import pytest_codesearch as pcs
+
+@pcs.agent(name="switching")
+def switching():
+    def search(query):
+        if os.environ.get("ANSWER_BADLY") and "login" in query:
+            return ["README.md"]
+        return {"login view": ["src/auth/login.py"], "check password hashing": ["src/auth/password.py"]}.get(
+            query, ["src/app.py"]
+        )
+    return search
+"""
+
+
+def test_a_regression_against_the_baseline_fails(
+    pytester: pytest.Pytester, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makeconftest(SWITCHING_CONFTEST)
+    pytester.runpytest("--codesearch-agent=switching").assert_outcomes(passed=3)
+    baseline = list_runs(pytester.path / HISTORY)[0].id
+    monkeypatch.setenv("ANSWER_BADLY", "1")  # the agent now misses the login case
+    args = ["--codesearch-agent=switching", f"--codesearch-baseline={baseline}", "--codesearch-fail-on=mrr:-0.01"]
+    significant = pytester.runpytest(*args)  # three cases cannot make a significant difference
+    significant.assert_outcomes(passed=3)
+    assert significant.ret == pytest.ExitCode.OK
+    anyway = pytester.runpytest(*args, "--codesearch-gate-any")
+    assert anyway.ret == pytest.ExitCode.TESTS_FAILED
+    anyway.stdout.fnmatch_lines(
+        [f"gate failed: agent switching: mrr = 0.6667, baseline {baseline} 1.0000 (allowed -0.01: 0.9900, p = 1)"]
+    )
+
+
+def test_bad_gates_are_usage_errors(pytester: pytest.Pytester, project: Path) -> None:
+    bad = pytester.runpytest("--codesearch-agent=oracle", "--codesearch-fail-under=mrr")
+    assert bad.ret == pytest.ExitCode.USAGE_ERROR
+    bad.stderr.fnmatch_lines(["*--codesearch-fail-under: 'mrr': expected METRIC=MINIMUM*"])
+    alone = pytester.runpytest("--codesearch-agent=oracle", "--codesearch-fail-on=mrr:-0.1")
+    alone.stderr.fnmatch_lines(["*--codesearch-fail-on: needs --codesearch-baseline RUN*"])
+    none = pytester.runpytest("--codesearch-agent=oracle", "--codesearch-baseline=latest")
+    none.stderr.fnmatch_lines(["*latest: * holds 0 saved run(s)*"])
+
+
+def test_a_run_writes_trec_files_trec_eval_agrees_with(pytester: pytest.Pytester, project: Path) -> None:
+    result = pytester.runpytest("--codesearch-agent=bm25,keyword", "--codesearch-trec=trec")
+    result.assert_outcomes(passed=6)
+    trec = pytester.path / "trec"
+    assert sorted(p.name for p in trec.iterdir()) == ["qrels", "run.bm25", "run.keyword"]
+    assert "cases.jsonl::password 0 src/auth/password.py 2\n" in (trec / "qrels").read_text()
+    result.stdout.fnmatch_lines(["*TREC qrels and run files in *trec"])
+    from pytest_codesearch.report.finish import report_from_journal
+
+    report = report_from_journal(pytester.path / "codesearch-report" / "journal.jsonl")
+    assert check_against_trec_eval(report) == sum(bool(c.retrieved) for c in report.cases) > 0
+
+
+def test_the_summary_is_appended_to_the_github_step_summary(
+    pytester: pytest.Pytester, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    step = pytester.path / "step.md"
+    step.write_text("earlier step\n")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(step))
+    pytester.runpytest("--codesearch-agent=oracle").assert_outcomes(passed=3)
+    summary = (pytester.path / "codesearch-report" / "summary.md").read_text()
+    assert step.read_text() == "earlier step\n" + summary + "\n"
+
+
+@pytest.mark.parametrize("dist", ["-n0", "-n2"])
+def test_junit_testsuite_properties_name_seed_agents_version(
+    pytester: pytest.Pytester, project: Path, dist: str
+) -> None:
+    result = pytester.runpytest_subprocess(
+        "--codesearch-agent=oracle,bm25", "--codesearch-seed=5", "--junitxml=out.xml", "-p", "xdist", dist
+    )
+    result.assert_outcomes(passed=6)
+    suite = ET.parse(pytester.path / "out.xml").getroot().find("testsuite")
+    assert suite is not None
+    properties = {p.get("name"): p.get("value") for p in suite.iterfind("properties/property")}
+    assert properties == {"codesearch_seed": "5", "codesearch_agents": "oracle,bm25", "codesearch_version": __version__}

@@ -1,0 +1,27 @@
+"""summary.md shows per-agent status counts, nondeterministic cases and index time."""
+
+from __future__ import annotations
+
+from pytest_codesearch.report.markdown import render_summary
+from pytest_codesearch.report.markdown_status import status_section
+from report_cases import make_report
+
+
+def test_every_agent_has_its_status_counts_and_index_time() -> None:
+    report = make_report(100)
+    section = status_section(report)
+    lines = section.splitlines()
+    assert lines[0] == "## Statuses and indexing"
+    assert lines[2] == "| agent | cases | ok | error | timeout | crashed | not_run | nondeterministic | index s | indexed |"
+    rows = {line.split(" | ")[0].removeprefix("| "): line for line in lines[4:7]}
+    counts = report.agents["dense"].counts
+    assert counts["timeout"] == 2 and counts["error"] == 1  # cases 7 and 96 time out, case 5 errs
+    assert rows["dense"] == "| dense | 100 | 97 | 1 | 2 | 0 | 0 | 0 | 0.10 | 1 |"
+    assert rows["keyword"] == "| keyword | 100 | 99 | 1 | 0 | 0 | 0 | 0 | 0.10 | 1 |"
+    assert section in render_summary(report)
+
+
+def test_an_agent_name_cannot_break_the_table() -> None:
+    report = make_report(6, agents=("a|b\nc",))
+    row = status_section(report).splitlines()[4]
+    assert row.startswith("| a\\|b c | 6 |") and row.count(" | ") == 9  # ten cells
