@@ -122,7 +122,7 @@ class RunCollector:
         if self.write_error is not None:
             terminalreporter.write_line(self.write_error, red=True)
         width = self.config.get_terminal_writer().fullwidth
-        for line in render_terminal(self.report, None, width) + cost_lines(self.report):
+        for line in render_terminal(self.report, None, width) + cost_lines(self.report) + _advice(self.report):
             terminalreporter.write_line(line)
         results = self.report.cases
         cases = len({(c.goldset, c.id) for c in results})
@@ -180,6 +180,15 @@ class RunCollector:
             timer_resolution_ns=time.get_clock_info("perf_counter").resolution * 1e9,
             timing_overhead_ns=timing_overhead_ns(),
         )
+
+
+def _advice(report: RunReport) -> list[str]:
+    """Return the recommendations (best quality, fastest, best balance) when agents are compared."""
+    if len(report.agents) < 2:
+        return []
+    from pytest_codesearch.report.recommend import describe, recommend
+
+    return describe(recommend(report).picks())
 
 
 def _plural(count: int, noun: str) -> str:

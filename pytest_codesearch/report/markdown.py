@@ -31,6 +31,7 @@ def render_markdown(report: RunReport, headline: Sequence[str] | None = None) ->
     """
     names = list(dict.fromkeys(headline if headline is not None else report.headline or headline_metrics(report)))
     optional = [
+        recommendations_section(report),
         status_section(report),
         cost_section(report),
         comparisons_section(report),
@@ -43,6 +44,16 @@ def render_markdown(report: RunReport, headline: Sequence[str] | None = None) ->
         parts.append(_invalid_section(report))
     parts.append(_methodology_section(report))
     return "\n\n".join(parts) + "\n"
+
+
+def recommendations_section(report: RunReport) -> str:
+    """Return the best-quality, fastest and best-balance picks (``report.recommend``), one line each."""
+    from pytest_codesearch.report.recommend import describe, recommend
+
+    if len(report.agents) < 2:
+        return ""
+    lines = describe(recommend(report).picks())
+    return "\n".join(["## Recommendations", "", *(f"- {escape_cell(line)}" for line in lines)])
 
 
 def write_markdown(report: RunReport, path: Path, headline: Sequence[str] | None = None) -> None:
