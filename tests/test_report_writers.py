@@ -242,7 +242,7 @@ def test_markdown_sections_and_methodology(report: RunReport) -> None:
     text = render_markdown(report, ["f1"])
     headings = [ln for ln in text.splitlines() if ln.startswith("#")]
     assert headings == [
-        "# Code search benchmark results", "## Results", "## Statuses and indexing", "## Comparisons", "## Run",
+        "# Code search benchmark results", "## Results", "## Recommendations", "## Statuses and indexing", "## Comparisons", "## Run",
         "## Methodology",
     ]  # fmt: skip
     assert "- Seed: 7" in text and "- Runs per case: 3" in text and "- Workers: 1" in text
