@@ -43,21 +43,37 @@ class RunCollector:
         )
         self.records = RunRecords(header)
         self.journal: JournalWriter | None = None
+        self._journal_pending = False
         self.report: RunReport | None = None
         self.write_error: str | None = None
         self.end = RunEnd(config, state)  # history, partial runs, gates, TREC, CI outputs
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
-        """Open the journal (a collect-only run writes nothing)."""
+        """Take the resumed cases; the journal opens once collection says where the report goes."""
         if self.config.option.collectonly:
             return
         self.end.junit_properties()
+        self._journal_pending = True
+        for case in self.state.resumed.values():  # --codesearch-resume: the earlier run's completed cases
+            self.records.cases[case.nodeid] = case
+
+    def _open_journal(self) -> None:
+        """Open the journal where this run's report goes (``partial/`` for a partial rerun, so the last
+        full run's journal is kept) and write what arrived before it."""
+        self._journal_pending = False
+        target = self.end.report_dir(self.records)
         try:
-            self.journal = JournalWriter(self.state.settings.report_dir / JOURNAL_NAME, self.records.header)
+            self.journal = JournalWriter(target / JOURNAL_NAME, self.records.header)
         except OSError as exc:
             self._cannot_write(exc)
-        for case in self.state.resumed.values():  # --codesearch-resume: the earlier run's completed cases
-            self._case(case, case.model_dump_json())
+            return
+        self.journal.collected(sorted(self.records.collected))
+        if self.records.goldsets:
+            self.journal.goldsets(self.records.goldsets)
+        for case in self.records.cases.values():
+            self.journal.case(case.model_dump_json())
+        for entry in self.records.invalid:
+            self.journal.invalid(entry.model_dump_json())
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """Remember every case collected in this process, the universe for 'not run'."""
@@ -90,6 +106,8 @@ class RunCollector:
         """End the journal, build the report from its records and write the report files (also after Ctrl-C)."""
         if self.config.option.collectonly:
             return
+        if self._journal_pending:  # nothing was collected (a collection error, no gold set)
+            self._open_journal()
         end = JournalEnd(finished_at=_now(), exit_status=int(exitstatus))
         self.records.end = end
         if self.journal is not None:
@@ -140,7 +158,9 @@ class RunCollector:
         goldsets = {n.partition("::")[0] for n in new} - set(self.records.goldsets)
         digests = {g: d for g in sorted(goldsets) if (d := file_digest(self.config.rootpath / g)) is not None}
         self.records.goldsets.update(digests)
-        if self.journal is not None:
+        if self._journal_pending:
+            self._open_journal()
+        elif self.journal is not None:
             if new:
                 self.journal.collected(new)
             if digests:

@@ -91,9 +91,18 @@ class RunEnd:
         """Terminal lines: where each file went, saved run, gate results."""
         self.failures: list[str] = []
         self.partial = False
+        self._target: Path | None = None
 
     def report_dir(self, records: RunRecords) -> Path:
-        """Return where this run's report files go: ``partial/`` under the report directory for a partial run."""
+        """Return where this run's report files go: ``partial/`` under the report directory for a partial run.
+
+        Decided once, when collection is known (the journal opens there), and the same ever after.
+        """
+        if self._target is None:
+            self._target = self._decide(records)
+        return self._target
+
+    def _decide(self, records: RunRecords) -> Path:
         base = self.state.settings.report_dir
         # a shard holds its share of the cases by design: its report is merged, never partial
         sharded = self.state.settings.shard is not None
@@ -102,7 +111,8 @@ class RunEnd:
             return base  # a full run, or no earlier report to keep
         target = base / PARTIAL_DIR
         self.lines.append(
-            f"codesearch: partial run ({len(records.cases)} of the gold sets' cases): report in {target}; "
+            f"codesearch: partial run ({len(records.collected | set(records.cases))} of the gold sets' cases): "
+            f"report in {target}; "
             f"the last full report in {base} is kept"
         )
         return target

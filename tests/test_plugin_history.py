@@ -47,11 +47,15 @@ def _journal_goldsets(root: Path) -> str:
 def test_a_partial_rerun_keeps_the_full_report(pytester: pytest.Pytester, project: Path) -> None:
     pytester.runpytest("--codesearch-agent=oracle").assert_outcomes(passed=3)
     full = read_results(pytester.path)
+    full_journal = (pytester.path / "codesearch-report" / "journal.jsonl").read_text()
     result = pytester.runpytest("--codesearch-agent=oracle", "-k", "login")
     result.assert_outcomes(passed=1, deselected=2)
     assert read_results(pytester.path) == full
     partial = read_results(pytester.path, "codesearch-report/partial")
     assert [c["id"] for c in partial["cases"]] == ["login"]
+    # the journal goes with its report: the full run's stays, so --codesearch-resume still finds it
+    assert (pytester.path / "codesearch-report" / "journal.jsonl").read_text() == full_journal
+    assert (pytester.path / "codesearch-report" / "partial" / "journal.jsonl").is_file()
     result.stdout.fnmatch_lines(["*partial run (1 of the gold sets' cases): report in *partial; "
                                  "the last full report in *codesearch-report is kept"])  # fmt: skip
     node = pytester.runpytest("--codesearch-agent=oracle", "cases.jsonl::app[oracle]")
