@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -121,7 +122,8 @@ def evaluate_case(
     try:
         snapshot = _snapshot_for(spec, snapshots)
         record["snapshot"] = snapshot.tree_id or str(snapshot.repo)
-        answers = _ask_with_retries(record, spec, choice, pool, snapshots, snapshot, settings)
+        ask = lambda: _ask(record, spec, choice, pool, snapshots, snapshot, settings)  # noqa: E731
+        answers = _with_retries(record, settings, ask)
         record["latencies_ms"] = answers.latencies_ms
         record["latency_ms"] = statistics.median(answers.latencies_ms)
         first = answers.results[0]
@@ -135,21 +137,13 @@ def evaluate_case(
     return Outcome(CaseResult(status=Status.OK, **record))
 
 
-def _ask_with_retries(
-    record: dict[str, Any],
-    spec: CaseSpec,
-    choice: AgentChoice,
-    pool: AgentPool,
-    snapshots: SnapshotStore,
-    snapshot: Snapshot,
-    settings: EvalSettings,
-) -> Answers:
-    """Return the agent's timed answers, asking again (with backoff) up to ``settings.retries`` times
-    when its code raised something retryable; every failed attempt's error goes in the record."""
+def _with_retries(record: dict[str, Any], settings: EvalSettings, ask: Callable[[], Answers]) -> Answers:
+    """Return ``ask()``, asking again (with backoff) up to ``settings.retries`` times when the agent's
+    code raised something retryable; every failed attempt's error goes in the record."""
     while True:
         record["attempts"] += 1
         try:
-            return _ask(record, spec, choice, pool, snapshots, snapshot, settings)
+            return ask()
         except AgentError as exc:
             if record["attempts"] > settings.retries or not is_retryable(exc):
                 raise

@@ -51,16 +51,13 @@ class _CheckRequest:
         raise _Unavailable(name)
 
 
-ISOLATION_LEVELS = ("auto", "none", "process")
-"""``none``: agents run in the pytest process (soft budgets); ``process``: each in a child process (hard
-budgets, crash isolation); ``auto``: ``process`` for agents that can be rebuilt in a child, else ``none``
-(the pool is given ``auto`` only when a retrieval budget is set)."""
-
-
 class AgentPool:
     """Creates each agent once per process, behind the runner its isolation level asks for."""
 
     def __init__(self, request: Any, fixture: Callable[[str], Any], isolate: str = "none") -> None:
+        """``isolate`` is the ``--codesearch-isolate`` level as ``Settings.isolation`` resolves it:
+        ``none`` (this process), ``process`` (a child process), or ``auto`` (a child process for
+        agents that can be rebuilt there, this process for the others)."""
         self._request = request
         self._fixture = fixture
         self._isolate = isolate
