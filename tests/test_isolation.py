@@ -190,9 +190,12 @@ def test_thirty_crashing_cases_under_xdist_are_all_accounted_for(
             return search
         """
     )
-    result = pytester.runpytest_subprocess("--codesearch-agent=dies", "-n", "2", "--max-worker-restart=2")
+    # One worker, so the crashes come one after another: with two workers dying at the same moment, xdist's own
+    # scheduler can fail (INTERNALERROR sending to the dead worker) before it reports the crashed item.
+    result = pytester.runpytest_subprocess("--codesearch-agent=dies", "-n", "1", "--max-worker-restart=2")
     assert result.ret != pytest.ExitCode.OK
     data = read_results(pytester.path)
     crashed = [c for c in data["cases"] if c["status"] == "crashed"]
     assert len(crashed) + len(data["not_run"]) == 30  # every collected case: crashed or listed as never run
-    assert crashed and data["not_run"] and data["incomplete"] is True
+    # the first worker and its two restarts each crash on their first case; xdist then stops scheduling
+    assert (len(crashed), len(data["not_run"]), data["incomplete"]) == (3, 27, True)
