@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_codesearch.goldset.entities import Entities, changed_entities
+from pytest_codesearch.goldset.patch import Insertion
 
 SOURCE = '''\
 """Module docstring."""
@@ -56,7 +57,7 @@ async def fetch():
         ([8], ("m.py:top",), ("m.py:top",)),  # a decorator belongs to its definition
         ([12], ("m.py:top",), ("m.py:top",)),
         ([16], (), ("m.py:Shop",)),  # a class attribute: the class, no function
-        ([20], ("m.py:Shop.buy", "m.py:Shop.buy.helper"), ("m.py:Shop",)),
+        ([20], ("m.py:Shop.buy",), ("m.py:Shop",)),  # a nested function counts for its enclosing method
         ([23], ("m.py:Shop.total",), ("m.py:Shop",)),
         ([29], ("m.py:Shop.Inner.deep",), ("m.py:Shop",)),
         ([34], ("m.py:windows_only",), ("m.py:windows_only",)),  # defined under an if: still top level
@@ -90,3 +91,24 @@ def test_unparseable_sources_give_no_entities(source: str | bytes) -> None:
 )
 def test_code_too_deep_for_the_parser_gives_no_entities(source: str) -> None:
     assert changed_entities("deep.py", source, [1]) == Entities((), ())
+
+
+@pytest.mark.parametrize(
+    ("before", "indent", "functions", "modules"),
+    [
+        (20, 12, ("m.py:Shop.buy",), ("m.py:Shop",)),  # between two lines of buy
+        (22, 4, (), ("m.py:Shop",)),  # a new method between buy and total: the class only
+        (22, 8, ("m.py:Shop.buy",), ("m.py:Shop",)),  # appended to buy's body, past a blank line
+        (13, 0, (), ()),  # a new top-level function after top
+        (13, 4, ("m.py:top",), ("m.py:top",)),  # appended to top's body
+        (7, 0, (), ()),  # before top's first decorator
+        (11, 0, ("m.py:top",), ("m.py:top",)),  # between its decorators and its def line
+        (36, None, (), ()),  # only blank lines before fetch
+    ],
+)
+def test_entities_around_inserted_lines(
+    before: int, indent: int | None, functions: tuple[str, ...], modules: tuple[str, ...]
+) -> None:
+    """Inserted lines change no base line: they count for the definition they go into or extend."""
+    inserted = [Insertion(before, indent)]
+    assert changed_entities("m.py", SOURCE, [], inserted) == Entities(functions, modules)

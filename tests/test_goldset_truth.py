@@ -97,3 +97,22 @@ def test_renamed_and_deleted_python_files_name_entities_by_base_path() -> None:
         ("old.py:f", "gone.py:A"),
     )
     assert truth.lines == {"old.py": ((2, 2),), "gone.py": ((1, 3),)}
+
+
+def test_hunks_a_few_lines_off_their_headers_are_found_where_the_base_holds_them() -> None:
+    """As git apply and GNU patch do: SWE-bench Lite has gold patches whose hunks sit 8 lines below their headers."""
+    filler = "".join(f"# filler {n}\n" for n in range(1, 9))
+    base = {"m.py": (filler + "def f():\n    return 1\n\n\ndef g():\n    return 2\n").encode()}
+    patch = (
+        "--- a/m.py\n+++ b/m.py\n@@ -1,2 +1,2 @@\n def f():\n-    return 1\n+    return 3\n"
+        "@@ -5,2 +5,3 @@\n def g():\n+    x = 1\n     return 2\n"
+    )
+    truth = truth_from_patch(parse_patch(patch), base.get)
+    assert (truth.misfits, truth.lines) == ((), {"m.py": ((10, 10), (13, 14))})
+    assert (truth.functions, truth.modules) == (("m.py:f", "m.py:g"), ("m.py:f", "m.py:g"))
+
+
+def test_hunks_that_fit_nowhere_are_a_misfit() -> None:
+    patch = "--- a/m.py\n+++ b/m.py\n@@ -1,2 +1,2 @@\n def f():\n-    return 9\n+    return 3\n"
+    truth = truth_from_patch(parse_patch(patch), {"m.py": b"def f():\n    return 1\n"}.get)
+    assert truth.misfits == ("m.py:2: the patch expects 'return 9', the file has 'return 1'",)

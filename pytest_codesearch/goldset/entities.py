@@ -3,9 +3,13 @@
 Names follow the form LocAgent, SweRank and Agentless use: ``path.py:Class.method`` for a function or
 method (enclosing classes and functions joined with dots), ``path.py:Name`` for a top-level class or
 function (the "module" level of their tables). A definition spans from its first decorator to its last
-line. A line inside nested functions belongs to each of them (``outer`` and ``outer.inner``); a line in a
-class body outside any method belongs to the class's top-level entry only; a line outside every definition
-belongs to no entity (the file alone).
+line. Functions nested in a function are not entities of their own, as in LocAgent's gold sets: their
+lines count for the enclosing function or method. A line in a class body outside any method belongs to
+the class's top-level entry only; a line outside every definition belongs to no entity (the file alone).
+
+Lines a patch only inserts change no base line: they count for the definitions around the point where
+they go (the line before and the line after it are both in the definition), or for the definition they
+extend when they follow its last line, indented deeper than its ``def``, with only blank lines between.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+
+from .patch import Insertion
 
 _Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 
@@ -40,23 +46,32 @@ class Definition:
     is_function: bool
     """False for a class."""
     top_level: bool
+    column: int = 0
+    """Columns of indentation of its ``def`` or ``class`` line."""
+    in_function: bool = False
+    """True when it is defined inside a function (so it is no function-level entity of its own)."""
 
 
-def changed_entities(path: str, source: str | bytes, lines: Iterable[int]) -> Entities:
-    """Return the functions and top-level definitions of ``source`` (the file at ``path``) containing ``lines``.
+def changed_entities(
+    path: str, source: str | bytes, lines: Iterable[int], insertions: Iterable[Insertion] = ()
+) -> Entities:
+    """Return the functions and top-level definitions of ``source`` (the file at ``path``) containing ``lines``
+    or the ``insertions`` (see the module docstring).
 
     ``lines`` are 1-based line numbers of ``source``. A file that does not parse as Python (a syntax error,
     another language, bytes that are not text) gives no entities rather than an error.
     """
     wanted = sorted(set(lines))
-    if not wanted:
+    inserted = list(insertions)
+    if not wanted and not inserted:
         return Entities((), ())
+    blank = _blank_lines(source) if inserted else frozenset()
     functions: list[str] = []
     modules: list[str] = []
     for span in definition_spans(source):
-        if not _contains_any(span, wanted):
+        if not _contains_any(span, wanted) and not any(_holds(span, i, blank) for i in inserted):
             continue
-        if span.is_function:
+        if span.is_function and not span.in_function:
             functions.append(f"{path}:{span.qualname}")
         if span.top_level:
             modules.append(f"{path}:{span.qualname}")
@@ -71,7 +86,7 @@ def definition_spans(source: str | bytes) -> tuple[Definition, ...]:
     and parsing is nearly all the cost of deriving their ground truth.
     """
     tree = _parse(source)
-    return () if tree is None else tuple(_definitions(tree.body, ""))
+    return () if tree is None else tuple(_definitions(tree.body, "", False))
 
 
 def _parse(source: str | bytes) -> ast.Module | None:
@@ -83,7 +98,7 @@ def _parse(source: str | bytes) -> ast.Module | None:
         return None
 
 
-def _definitions(body: list[ast.stmt], prefix: str) -> Iterator[Definition]:
+def _definitions(body: list[ast.stmt], prefix: str, in_function: bool) -> Iterator[Definition]:
     """Yield every function and class under ``body`` in source order, nested ones after their parent."""
     for node in _nested_statements(body):
         if not isinstance(node, _Definition):
@@ -92,8 +107,8 @@ def _definitions(body: list[ast.stmt], prefix: str) -> Iterator[Definition]:
         start = min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)])
         end = node.end_lineno if node.end_lineno is not None else node.lineno
         is_function = not isinstance(node, ast.ClassDef)
-        yield Definition(qualname, start, end, is_function, prefix == "")
-        yield from _definitions(node.body, f"{qualname}.")
+        yield Definition(qualname, start, end, is_function, prefix == "", node.col_offset, in_function)
+        yield from _definitions(node.body, f"{qualname}.", in_function or is_function)
 
 
 def _nested_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
@@ -114,3 +129,18 @@ def _contains_any(span: Definition, wanted: list[int]) -> bool:
     """Return True when some line of the sorted ``wanted`` lies in ``span``."""
     index = bisect_left(wanted, span.start)
     return index < len(wanted) and wanted[index] <= span.end
+
+
+def _holds(span: Definition, insertion: Insertion, blank: frozenset[int]) -> bool:
+    """Return True when lines inserted before old line ``insertion.before`` go inside ``span`` or extend it."""
+    after = insertion.before - 1  # the old line the new ones follow
+    if span.start <= after and insertion.before <= span.end:
+        return True
+    follows = span.end <= after and all(line in blank for line in range(span.end + 1, after + 1))
+    return follows and insertion.indent is not None and insertion.indent > span.column
+
+
+def _blank_lines(source: str | bytes) -> frozenset[int]:
+    """Return the numbers of the lines of ``source`` that hold only whitespace."""
+    text = source.decode("utf-8", errors="replace") if isinstance(source, bytes) else source
+    return frozenset(number for number, line in enumerate(text.split("\n"), start=1) if not line.strip())

@@ -28,6 +28,27 @@ class PatchError(ValueError):
 
 
 @dataclass(frozen=True)
+class Insertion:
+    """Lines a hunk adds without removing any: they go before old line ``before``."""
+
+    before: int
+    indent: int | None
+    """Columns of indentation of the first non-blank added line (None if all are blank)."""
+
+
+@dataclass(frozen=True)
+class Hunk:
+    """One hunk's old side, numbered as its header says."""
+
+    touched: tuple[int, ...]
+    """Old lines it touches: removed ones, and the lines around a pure insertion."""
+    removed: tuple[int, ...]
+    insertions: tuple[Insertion, ...]
+    shown: tuple[tuple[int, str], ...]
+    """The old lines it shows (context and removed), by number."""
+
+
+@dataclass(frozen=True)
 class FileChange:
     """What a patch does to one file."""
 
@@ -42,6 +63,8 @@ class FileChange:
     """Merged old-side spans the hunks touch, in order."""
     old_text: tuple[tuple[int, str], ...] = field(default=(), compare=False, repr=False)
     """The base lines the hunks show (context and removed), by line number: to check the patch fits a base."""
+    hunks: tuple[Hunk, ...] = field(default=(), compare=False, repr=False)
+    """The hunks one by one, numbered as their headers say (a base may hold them a few lines off)."""
 
     @property
     def path(self) -> str:
@@ -84,8 +107,7 @@ class _File:
     binary: bool = False
     named: bool = False
     """True once its '---'/'+++' pair was read: a second pair starts another file (plain diffs)."""
-    lines: list[int] = field(default_factory=list)
-    shown: dict[int, str] = field(default_factory=dict)
+    hunks: list[Hunk] = field(default_factory=list)
 
     def finish(self) -> FileChange:
         old = None if self.added else (self.old_path or self.header_old or self.new_path)
@@ -97,7 +119,9 @@ class _File:
             status = "renamed"
         if old is None:
             return FileChange(old, new, status, self.binary, ())
-        return FileChange(old, new, status, self.binary, tuple(spans(self.lines)), tuple(sorted(self.shown.items())))
+        lines = spans(line for hunk in self.hunks for line in hunk.touched)
+        shown = sorted(dict(item for hunk in self.hunks for item in hunk.shown).items())
+        return FileChange(old, new, status, self.binary, tuple(lines), tuple(shown), tuple(self.hunks))
 
 
 def spans(lines: Iterable[int]) -> list[Span]:
@@ -192,14 +216,18 @@ class _Parser:
         new_count = int(match[4] if match[4] is not None else 1)
         # An empty old side names the line *after which* the new lines go.
         position = old_start + 1 if old_count == 0 else old_start
-        self.current.lines.extend(self._hunk_body(position, old_count, new_count, self.current.shown))
+        self.current.hunks.append(self._hunk_body(position, old_count, new_count))
 
-    def _hunk_body(self, position: int, old_left: int, new_left: int, shown: dict[int, str]) -> list[int]:
-        """Read a hunk's lines; return the old-side lines it touches. Errors name the hunk's header line."""
+    def _hunk_body(self, position: int, old_left: int, new_left: int) -> Hunk:
+        """Read a hunk's lines and return what it does to the old side. Errors name the hunk's header line."""
         header_line = self.index
         touched: list[int] = []
+        removed: list[int] = []
+        insertions: list[Insertion] = []
+        shown: dict[int, str] = {}
         end = position + old_left  # first old line past the hunk
         inserted_here = removed_here = False
+        indent: int | None = None
         while old_left > 0 or new_left > 0:
             if self.index >= len(self.lines):
                 raise self._fail(f"the hunk ends early: {old_left} old and {new_left} new lines missing", header_line)
@@ -212,21 +240,29 @@ class _Parser:
                 shown[position] = line[1:]
             if kind == "-":
                 touched.append(position)
+                removed.append(position)
                 position, old_left, removed_here = position + 1, old_left - 1, True
             elif kind == "+":
                 new_left, inserted_here = new_left - 1, True
+                if indent is None and line[1:].strip():
+                    indent = len(line[1:]) - len(line[1:].lstrip())
             elif kind in (" ", ""):  # some tools strip the space of an empty context line
                 touched.extend(_around(position, end, inserted_here and not removed_here))
+                if inserted_here and not removed_here:
+                    insertions.append(Insertion(position, indent))
                 position, old_left, new_left = position + 1, old_left - 1, new_left - 1
                 inserted_here = removed_here = False
+                indent = None
             else:
                 raise self._fail(f"unexpected line in a hunk: {line[:60]!r}")
             if old_left < 0 or new_left < 0:
                 raise self._fail("the hunk is longer than its header says", header_line)
         touched.extend(_around(position, end, inserted_here and not removed_here))
+        if inserted_here and not removed_here:
+            insertions.append(Insertion(position, indent))
         while self._next_starts("\\"):
             self.index += 1
-        return touched
+        return Hunk(tuple(touched), tuple(removed), tuple(insertions), tuple(shown.items()))
 
 
 def _around(position: int, end: int, pure_insertion: bool) -> list[int]:

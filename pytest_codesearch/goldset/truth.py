@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from .align import Placed, base_lines, hunk_offsets, place
 from .entities import changed_entities
-from .patch import ParsedPatch, Span
+from .patch import FileChange, ParsedPatch, Span
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 """Files parsed with ``ast`` for functions and modules; others get file and line level only."""
@@ -36,7 +37,10 @@ class PatchTruth:
 
 
 def truth_from_patch(patch: ParsedPatch, read: Reader) -> PatchTruth:
-    """Return the ground truth of ``patch`` against the base that ``read`` gives files of."""
+    """Return the ground truth of ``patch`` against the base that ``read`` gives files of.
+
+    Hunks that sit some lines off their headers in the base are found there (``goldset/align.py``).
+    """
     lines = patch.old_lines()
     functions: list[str] = []
     modules: list[str] = []
@@ -50,12 +54,13 @@ def truth_from_patch(patch: ParsedPatch, read: Reader) -> PatchTruth:
         if data is None:
             missing.append(path)
             continue
-        misfit = fit_problem(path, data, change.old_text)
+        placed, misfit = _placed(change, data)
         if misfit is not None:
             misfits.append(misfit)
+        if placed.lines:
+            lines[path] = placed.lines
         if path.endswith(PYTHON_SUFFIXES) and path in lines:
-            changed = (n for start, end in lines[path] for n in range(start, end + 1))
-            entities = changed_entities(path, data, changed)
+            entities = changed_entities(path, data, placed.removed, placed.insertions)
             functions.extend(entities.functions)
             modules.extend(entities.modules)
     return PatchTruth(
@@ -67,6 +72,19 @@ def truth_from_patch(patch: ParsedPatch, read: Reader) -> PatchTruth:
         missing=tuple(missing),
         misfits=tuple(misfits),
     )
+
+
+def _placed(change: FileChange, data: bytes) -> tuple[Placed, str | None]:
+    """Return the change's hunks where ``data`` holds them, and why they fit nowhere (None if they fit)."""
+    text = base_lines(data)
+    offsets = [0] * len(change.hunks)
+    if text is not None:  # a file that is not UTF-8 cannot be compared: its hunks stay where they say
+        found = hunk_offsets(text, change.hunks)
+        if found is None:
+            problem = fit_problem(change.path, data, change.old_text) or f"{change.path}: the hunks fit nowhere"
+            return place(change.hunks, offsets), problem
+        offsets = found
+    return place(change.hunks, offsets), None
 
 
 def fit_problem(path: str, data: bytes, shown: Iterable[tuple[int, str]]) -> str | None:
