@@ -291,6 +291,8 @@ def _case_from(record: dict[str, Any], truth: PatchTruth, repository: pygit2.Rep
         for path in truth.files
     ]
     workdir = repository.workdir or repository.path
+    if not (Path(workdir) / ".git").exists():  # a git directory whose config says non-bare: it is the repository
+        workdir = repository.path
     return {
         "id": record["instance_id"],
         "query": query,

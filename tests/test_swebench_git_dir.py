@@ -1,0 +1,30 @@
+"""A repository given as a git directory without a config file (as some mirrors are) is searched as it is."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pygit2
+from shop_repo import build_shop
+
+from pytest_codesearch.goldset.formats import ReadOptions, load
+from pytest_codesearch.repo.snapshot import SnapshotStore
+
+
+def test_a_git_directory_that_libgit2_takes_for_non_bare_is_the_repository(tmp_path: Path) -> None:
+    _, base, patch = build_shop(tmp_path / "work")
+    mirror = tmp_path / "mirrors" / "shop" / "repo"
+    shutil.copytree(tmp_path / "work" / ".git", mirror)
+    (mirror / "config").unlink()  # libgit2 then reads it as non-bare, with the parent as its work tree
+    assert pygit2.Repository(str(mirror)).workdir == str(mirror.parent) + "/"
+    instance = {"instance_id": "acme__shop-1", "repo": "acme/shop", "base_commit": base,
+                "problem_statement": "Adding the same item twice counts it twice.", "patch": patch}  # fmt: skip
+    (tmp_path / "lite.jsonl").write_text(json.dumps(instance) + "\n")
+
+    (case,) = load(tmp_path / "lite.jsonl", ReadOptions(repos={"acme/shop": mirror})).cases
+
+    assert case.repo is not None and Path(case.repo).resolve() == mirror.resolve()
+    snapshot = SnapshotStore(tmp_path / "cache", materialize=False).get(Path(case.repo), base)
+    assert snapshot.files == {"pkg/shop.py", "pkg/util.py", "docs/legacy.txt"}
