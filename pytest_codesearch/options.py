@@ -159,6 +159,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("repo_map", RepoMap(), (), "use the local clone PATH for the repository gold sets call NAME "
            "(owner/name or a URL), so nothing is cloned (repeatable; docs/remote-repositories.md)",
            flag="--codesearch-repo-map", ini="codesearch_repo_map", yaml="evaluation.repo_map", action="append"),
+    Option("predictions", PathValue(metavar="FILE"), None, "the published predictions the `replay` agent answers "
+           "with (JSON or JSONL by instance id; docs/reproduce-a-published-table.md)", flag="--codesearch-predictions",
+           ini="codesearch_predictions", yaml="evaluation.predictions", shown_default="none"),
     Option("limit", Integer(metavar="N"), None, "run only N cases: the first N of the seeded order, or a sample "
            "(--codesearch-sample)", flag="--codesearch-limit", yaml="evaluation.limit", shown_default="all cases"),
     Option("sample", Choice(("first", "stratified"), metavar="HOW"), "first", "with --codesearch-limit: the "

@@ -77,6 +77,8 @@ class Settings:
     """``--codesearch-convert``: the gold set to write as native JSONL (None: run cases)."""
     repo_map: tuple[tuple[str, Path], ...] = ()
     """Repository names (``owner/name``, URLs) to local clones."""
+    predictions: Path | None = None
+    """The predictions the built-in ``replay`` agent answers with (None: it cannot be used)."""
     limit: int | None = None
     """Run only this many cases (None: all)."""
     sample: str = "first"

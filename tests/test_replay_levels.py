@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from collections.abc import Callable
 from statistics import mean
 
@@ -9,30 +11,15 @@ import pytest
 from example_project import read_results, write_project
 from shop_repo import swebench_workspace
 
-REPLAY = """
-import pytest_codesearch as pcs
-
-PREDICTIONS = {  # query prefix -> files, functions, modules (none: derived from the functions)
-    "Adding the same item": (
-        ["pkg/util.py", "pkg/shop.py"],
-        ["pkg/shop.py:Cart.add", "pkg/util.py:fmt", "pkg/shop.py:Cart.remove", "pkg/shop.py:Cart.total",
-         "pkg/util.py:unused"],
-        [],
-    ),
-    "fmt prints": (
-        ["pkg/shop.py", "pkg/util.py"],
-        ["pkg/util.py:unused"],
-        ["pkg/shop.py:Cart", "pkg/util.py:fmt", "pkg/util.py:fmt"],
-    ),
-}
-
-@pcs.agent(name="replay")
-def replay():
-    def answer(query):
-        (files, functions, modules), = [p for q, p in PREDICTIONS.items() if query.startswith(q)]
-        return pcs.RetrievalResult(files=files, functions=functions, modules=modules)
-    return answer
-"""
+# LocAgent's loc_outputs.jsonl keys; the second prediction gives modules of its own, the first derives them
+PREDICTIONS = [
+    {"instance_id": "acme__shop-1", "found_files": ["pkg/util.py", "pkg/shop.py"],
+     "found_entities": ["pkg/shop.py:Cart.add", "pkg/util.py:fmt", "pkg/shop.py:Cart.remove", "pkg/shop.py:Cart.total",
+                        "pkg/util.py:unused"]},
+    {"instance_id": "acme__shop-2", "found_files": ["pkg/shop.py", "pkg/util.py"],
+     "found_entities": ["pkg/util.py:unused"],
+     "found_modules": ["pkg/shop.py:Cart", "pkg/util.py:fmt", "pkg/util.py:fmt"]},
+]  # fmt: skip
 
 # case -> level -> acc@1, acc@3, acc@5, computed by hand from the predictions above
 EXPECTED = {
@@ -41,14 +28,17 @@ EXPECTED = {
 }
 
 
-def test_replayed_predictions_give_hand_computed_acc_at_each_level(
-    pytester: pytest.Pytester, make_conftest: Callable[[str], None]
-) -> None:
+def test_replayed_predictions_give_hand_computed_acc_at_each_level(pytester: pytest.Pytester) -> None:
     swebench_workspace(pytester.path)
     for name in ("lite.json", "locbench-instance.json"):
         (pytester.path / name).unlink()
-    make_conftest(REPLAY)
-    result = pytester.runpytest("--codesearch-agent=replay", "--codesearch-runs=1", "--codesearch-ks=1,3,5")
+    predictions = pytester.path / "outputs" / "loc_outputs.jsonl"
+    predictions.parent.mkdir()
+    predictions.write_text("".join(json.dumps(p) + "\n" for p in PREDICTIONS))
+    result = pytester.runpytest(
+        "--codesearch-agent=replay", f"--codesearch-predictions={predictions}", "--codesearch-runs=1",
+        "--codesearch-ks=1,3,5",
+    )  # fmt: skip
     result.assert_outcomes(passed=2)
     records = {case["id"]: case for case in read_results(pytester.path)["cases"]}
     for case_id, levels in EXPECTED.items():
@@ -93,3 +83,4 @@ def test_native_entity_truth_is_scored_and_a_failed_case_scores_zero_at_each_lev
     assert [records["boom"]["metrics"][name] for name in levels] == [0.0] * 5
     assert records["boom"]["ground_truth_functions"] == ["src/app.py:create_app"]
     assert records["ok"]["retrieved_functions"] == ["src/app.py:create_app"]
+
