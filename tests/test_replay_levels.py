@@ -11,6 +11,8 @@ import pytest
 from example_project import read_results, write_project
 from shop_repo import swebench_workspace
 
+from pytest_codesearch.scoring.levels import score_level
+
 # LocAgent's loc_outputs.jsonl keys; the second prediction gives modules of its own, the first derives them
 PREDICTIONS = [
     {"instance_id": "acme__shop-1", "found_files": ["pkg/util.py", "pkg/shop.py"],
@@ -84,3 +86,12 @@ def test_native_entity_truth_is_scored_and_a_failed_case_scores_zero_at_each_lev
     assert records["boom"]["ground_truth_functions"] == ["src/app.py:create_app"]
     assert records["ok"]["retrieved_functions"] == ["src/app.py:create_app"]
 
+
+def test_a_constructor_answers_to_its_class_name_at_function_level() -> None:
+    """LocAgent names a changed ``__init__`` by its class, in its gold sets and its outputs alike."""
+    truth = ["a.py:Cart.__init__", "a.py:Cart.add"]
+    by_class = score_level("functions", ["a.py:Cart", "a.py:Cart.add"], truth, (1, 2))
+    by_method = score_level("functions", ["a.py:Cart.__init__", "a.py:Cart", "a.py:Cart.add"], truth, (1, 2))
+    assert by_class == by_method
+    assert (by_class["function_acc@1"], by_class["function_acc@2"]) == (1.0, 1.0)
+    assert score_level("modules", ["a.py:Cart"], ["a.py:Cart"], (1,))["module_acc@1"] == 1.0

@@ -4,7 +4,9 @@ An entity is ``path.py:Name`` (module level) or ``path.py:Class.method`` (functi
 is scored like the ranked file list, every ground-truth entity at grade 1, with the formulas of the
 registry entries whose ``applies`` is the level (``module_*``, ``function_*``): R is the number of
 distinct ground-truth entities and hits(k) the ground-truth entities among the first k distinct
-answered ones. A repeated entity keeps its first rank.
+answered ones. A repeated entity keeps its first rank. At function level a constructor answers to its
+class's name: ``path.py:Class.__init__`` and ``path.py:Class`` are one entity, as in LocAgent's gold sets
+and outputs (a class is never a function-level entity of its own, so nothing else is merged).
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ def score_level(level: str, retrieved: Sequence[str], truth: Iterable[str], ks: 
     ``{prefix}_ndcg@k`` = DCG@k / IDCG@k, ``{prefix}_mrr`` = 1 / first relevant rank and
     ``{prefix}_map`` = Σ_{relevant rank i} (hits(i) / i) / R, all 0.0 when R = 0.
     """
+    if level == "functions":
+        retrieved, truth = [constructor_as_class(e) for e in retrieved], [constructor_as_class(e) for e in truth]
     hits = Hits.find(first_ranks(retrieved), dict.fromkeys(truth, 1))
     counts = CaseCounts(hits, 0, 0)
     return {
@@ -44,6 +48,11 @@ def score_level(level: str, retrieved: Sequence[str], truth: Iterable[str], ks: 
         for name, metric, k in names_of(frozenset({level}), tuple(ks))
         if metric.formula is not None
     }
+
+
+def constructor_as_class(entity: str) -> str:
+    """Return ``path.py:Class`` for ``path.py:Class.__init__``, any other entity as it is."""
+    return entity.removesuffix(".__init__") if entity.endswith(".__init__") and ":" in entity else entity
 
 
 def level_truth(case: TestCase) -> dict[str, list[str]]:
