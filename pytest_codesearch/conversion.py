@@ -26,7 +26,9 @@ def run_convert(settings: Settings) -> int:
         raise pytest.UsageError(f"--codesearch-convert: {source} does not exist")
     if output.suffix.lower() != ".jsonl":
         raise pytest.UsageError(f"--codesearch-output: the native gold set is JSONL; name it *.jsonl, got {output}")
-    options = ReadOptions(repos=dict(settings.repo_map), remotes=RemoteCache(default_cache_dir()))
+    options = ReadOptions(
+        repos=dict(settings.repo_map), remotes=RemoteCache(default_cache_dir()), entity_truth=settings.entity_truth
+    )
     try:
         result = convert_goldset(source, output, options)
     except OSError as exc:

@@ -166,7 +166,9 @@ class CaseItem(pytest.Function):
 
 def read_options(settings: Settings) -> formats.ReadOptions:
     """Return what readers need from the run's settings: the repository map and the clone cache."""
-    return formats.ReadOptions(repos=dict(settings.repo_map), remotes=RemoteCache(default_cache_dir()))
+    return formats.ReadOptions(
+        repos=dict(settings.repo_map), remotes=RemoteCache(default_cache_dir()), entity_truth=settings.entity_truth
+    )
 
 
 def repo_keywords(spec: CaseSpec) -> set[str]:

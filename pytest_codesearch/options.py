@@ -162,6 +162,10 @@ OPTIONS: tuple[Option, ...] = (
     Option("predictions", PathValue(metavar="FILE"), None, "the published predictions the `replay` agent answers "
            "with (JSON or JSONL by instance id; docs/reproduce-a-published-table.md)", flag="--codesearch-predictions",
            ini="codesearch_predictions", yaml="evaluation.predictions", shown_default="none"),
+    Option("entity_truth", Choice(("patch", "dataset"), metavar="FROM"), "patch", "SWE-bench instances: derive "
+           "function- and module-level truth from the patch, or take the dataset's own `edit_functions` (as "
+           "LocAgent's published tables do)", flag="--codesearch-entity-truth", ini="codesearch_entity_truth",
+           yaml="evaluation.entity_truth"),
     Option("limit", Integer(metavar="N"), None, "run only N cases: the first N of the seeded order, or a sample "
            "(--codesearch-sample)", flag="--codesearch-limit", yaml="evaluation.limit", shown_default="all cases"),
     Option("sample", Choice(("first", "stratified"), metavar="HOW"), "first", "with --codesearch-limit: the "

@@ -79,6 +79,8 @@ class Settings:
     """Repository names (``owner/name``, URLs) to local clones."""
     predictions: Path | None = None
     """The predictions the built-in ``replay`` agent answers with (None: it cannot be used)."""
+    entity_truth: str = "patch"
+    """SWE-bench entity truth: ``patch`` (derived) or ``dataset`` (the instance's ``edit_functions``)."""
     limit: int | None = None
     """Run only this many cases (None: all)."""
     sample: str = "first"

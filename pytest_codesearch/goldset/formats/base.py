@@ -24,6 +24,9 @@ class ReadOptions:
     """Where ``owner/name`` and URL repositories are cloned; None: remote repositories are not fetched."""
     hints: bool = False
     """SWE-bench: append ``hints_text`` to the query (off by default, as published tables run)."""
+    entity_truth: str = "patch"
+    """SWE-bench: ``patch`` derives functions and modules from the patch; ``dataset`` takes the instance's
+    own ``edit_functions`` (as LocAgent's tables do; ``--codesearch-entity-truth``)."""
 
 
 @dataclass(frozen=True)

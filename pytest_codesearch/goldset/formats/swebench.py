@@ -15,6 +15,7 @@ fetched when ``base_commit`` is missing from it.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -181,6 +182,11 @@ class _CaseBuilder:
         problem = _truth_problem(truth, record["base_commit"])
         if problem is not None:
             return None, problem
+        if self.options.entity_truth == "dataset":
+            given = dataset_entities(record)
+            if isinstance(given, str):
+                return None, given
+            truth = replace(truth, functions=given[0], modules=given[1])
         case = _case_from(record, truth, repository, self.options.hints)
         if self._cloned(record["repo"], repository):
             case["repo"] = record["repo"]  # found again through the cache, wherever the file is converted to
@@ -268,6 +274,22 @@ def _tree_reader(repository: pygit2.Repository, commit: pygit2.Commit) -> Reader
         return blob.data if isinstance(blob, pygit2.Blob) else None
 
     return read
+
+
+def dataset_entities(record: dict[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]] | str:
+    """Return the functions an instance's own ``edit_functions`` names and their modules, or what is wrong.
+
+    Modules are derived as LocAgent's evaluation derives them: ``path.py:Name`` from the first dotted
+    part of each function's name, each once, in order.
+    """
+    given = record.get("edit_functions")
+    if given is None:
+        return "edit_functions: missing; --codesearch-entity-truth=dataset takes the function-level truth from it"
+    if not isinstance(given, list) or not all(isinstance(e, str) and ":" in e for e in given):
+        return "edit_functions: must be a list of 'path.py:Qualified.name' strings"
+    functions = tuple(dict.fromkeys(given))
+    modules = tuple(dict.fromkeys(f"{e.split(':')[0]}:{e.split(':')[-1].split('.')[0]}" for e in functions))
+    return functions, modules
 
 
 def _truth_problem(truth: PatchTruth, base_commit: str) -> str | None:
