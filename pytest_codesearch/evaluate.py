@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_codesearch.agents.contract import ContractError, RetrievalResult
-from pytest_codesearch.agents.normalize import normalize_paths
+from pytest_codesearch.agents.normalize import normalize_entities, normalize_paths
 from pytest_codesearch.agents.registry import AgentChoice
 from pytest_codesearch.agents.sanity import CaseInfo
 from pytest_codesearch.goldset.model import TestCase
@@ -32,7 +32,7 @@ from pytest_codesearch.scoring import (
     truth_lines,
     truth_symbols,
 )
-from pytest_codesearch.scoring.levels import first_ranks, score_levels
+from pytest_codesearch.scoring.levels import score_levels
 from pytest_codesearch.status import Status
 
 if TYPE_CHECKING:
@@ -245,14 +245,10 @@ def _ensure_directory(snapshot: Snapshot, snapshots: SnapshotStore) -> None:
 def _score(
     record: dict[str, Any], answer: RetrievalResult, spec: CaseSpec, snapshot: Snapshot, settings: EvalSettings
 ) -> None:
-    if len(answer.files) > settings.max_answer:
-        record["answer_cut_from"] = len(answer.files)
-        answer = replace(answer, files=answer.files[: settings.max_answer], scores=answer.scores[: settings.max_answer])
+    answer = _cut(record, answer, settings.max_answer)
     original = snapshot.repo if snapshot.commit is None and snapshot.repo != snapshot.root else None
     normalized = normalize_paths(answer.files, snapshot.root, snapshot.files, snapshot.directories, original)
     record["retrieved"] = normalized.paths
-    record["dropped"] = normalized.dropped[:MAX_EXTRA_ENTRIES]
-    record["invalid_paths"] = len(normalized.dropped)
     record.update(_answer_extras(answer, normalized.sources))
     relevance = spec.case.relevance_map()
     matched = match_paths(normalized.paths, relevance, spec.match)
@@ -266,8 +262,15 @@ def _score(
     )
     sources = _sources_for(snapshot)
     metrics.update(_finer_metrics(spec, answer, snapshot, metrics["recall"], settings.ks, sources))
-    record["retrieved_modules"] = first_ranks(answer.modules)
-    record["retrieved_functions"] = first_ranks(answer.functions)
+    # entities follow the rules of files: their paths cleaned, those naming no file of the snapshot dropped
+    record["retrieved_functions"], functions_dropped = normalize_entities(
+        answer.functions, snapshot.root, snapshot.files, original
+    )
+    record["retrieved_modules"], modules_dropped = normalize_entities(
+        answer.modules, snapshot.root, snapshot.files, original
+    )
+    dropped = [*normalized.dropped, *functions_dropped, *modules_dropped]
+    record["dropped"], record["invalid_paths"] = dropped[:MAX_EXTRA_ENTRIES], len(dropped)
     metrics.update(score_levels(spec.case, record["retrieved_modules"], record["retrieved_functions"], settings.ks))
     record["metrics"] = metrics
     cutoff = miss_cutoff(settings.ks)
@@ -275,6 +278,17 @@ def _score(
         record["failure_category"] = classify_miss(
             spec.case.query, relevance, matched, normalized.directories, sources, cutoff
         )
+
+
+def _cut(record: dict[str, Any], answer: RetrievalResult, limit: int) -> RetrievalResult:
+    """Return ``answer`` with its files, functions and modules cut to ``limit`` entries each; the record says
+    how long the longest list was when one is cut."""
+    longest = max(len(answer.files), len(answer.functions), len(answer.modules))
+    if longest <= limit:
+        return answer
+    record["answer_cut_from"] = longest
+    return replace(answer, files=answer.files[:limit], scores=answer.scores[:limit],
+                   functions=answer.functions[:limit], modules=answer.modules[:limit])  # fmt: skip
 
 
 _SOURCES: dict[object, SourceFiles] = {}

@@ -59,6 +59,29 @@ def normalize_paths(
     return NormalizedAnswer(paths, found_directories, dropped, sources)
 
 
+def normalize_entities(
+    raw: Sequence[str], snapshot_root: Path, files: AbstractSet[str], also_root: Path | None = None
+) -> tuple[list[str], list[str]]:
+    """Clean ranked entities (``path.py:Qualified.name``) by the rules of :func:`normalize_paths`, applied
+    to their path: return the kept entities (each once, at its first rank) and the dropped raw entries.
+
+    An entity is dropped when it has no ``path:`` part or its path names no file of the snapshot.
+    """
+    roots = _root_forms(os.fspath(snapshot_root))
+    if also_root is not None:
+        roots += _root_forms(os.fspath(also_root))
+    kept: dict[str, None] = {}
+    dropped: list[str] = []
+    for entry in raw:
+        path, colon, name = entry.rpartition(":")
+        found = _locate(path, roots, files, frozenset()) if colon and name.strip() else None
+        if found is None:
+            dropped.append(entry)
+        else:
+            kept.setdefault(f"{found}:{name.strip()}", None)
+    return list(kept), dropped
+
+
 def _locate(entry: str, roots: tuple[str, ...], files: AbstractSet[str], directories: AbstractSet[str]) -> str | None:
     """Return the snapshot path ``entry`` names, or None."""
     for candidate in _spellings(entry):
