@@ -13,7 +13,8 @@ defined, a few steps deep. A name the module assigns (``Agent = BaseAgent``) res
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 SOURCE_ROOTS = ("", "src/", "lib/", "python/")
@@ -119,3 +120,17 @@ def _assigned(body: list[ast.stmt], name: str) -> bool:
         if any(isinstance(target, ast.Name) and target.id == name for target in targets):
             return True
     return False
+
+
+def files_of_names(answer: Sequence[str], files: AbstractSet[str], read: Reader) -> list[str]:
+    """Return ``answer`` with each entry that is no file of the tree but a name the tree defines
+    (``adk.agents.ParallelAgent``) replaced by the file it resolves to, as positive names are resolved."""
+    resolved: list[str] = []
+    for entry in answer:
+        found = None if entry in files or not _looks_dotted(entry) else resolve_fqn(entry, read)
+        resolved.append(entry if found is None else found.path)
+    return resolved
+
+
+def _looks_dotted(entry: str) -> bool:
+    return all(part.isidentifier() for part in entry.split("."))
