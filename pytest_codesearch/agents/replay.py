@@ -58,7 +58,7 @@ def _records(path: Path, text: str) -> list[tuple[int, Any]]:
         return [(n, _decode(path, n, line)) for n, line in enumerate(text.split("\n"), start=1) if line.strip()]
     document = _decode(path, 1, text)
     if isinstance(document, dict):
-        return [(1, {"instance_id": key, **value} if isinstance(value, dict) else value) for key, value in document.items()]
+        return [(1, {"instance_id": k, **v} if isinstance(v, dict) else v) for k, v in document.items()]
     if isinstance(document, list):
         return [(1, record) for record in document]
     raise PredictionsError(f"{path}:1: expected a list of predictions or an object of them by id")
