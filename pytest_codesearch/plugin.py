@@ -94,10 +94,15 @@ def pytest_configure(config: pytest.Config) -> None:
     if not settings.active:
         return
     registry = _registry(config, bench)
+    if settings.predictions is not None:  # the replay agent exists once it has predictions to replay
+        from pytest_codesearch.agents.replay import replay_spec
+
+        registry.add(replay_spec(settings.predictions))
     try:
         choices = registry.select(settings.agents)
     except AgentSelectionError as exc:
-        raise pytest.UsageError(str(exc)) from None
+        needs = " (replay exists once --codesearch-predictions FILE gives it predictions)" if "replay" in str(exc) else ""
+        raise pytest.UsageError(f"{exc}{needs}") from None
     from pytest_codesearch.collector import RunCollector
     from pytest_codesearch.repo.snapshot import SnapshotStore
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from example_project import read_results
 
 from pytest_codesearch.agents.replay import Prediction, PredictionsError, ReplayAgent, load_predictions
 from pytest_codesearch.agents.sanity import CaseInfo
@@ -57,5 +58,25 @@ def test_a_broken_predictions_file_names_the_line_and_field(tmp_path: Path, name
 def test_replay_without_predictions_says_which_option_to_give(pytester: pytest.Pytester) -> None:
     pytester.makefile(".jsonl", cases='{"id": "c", "query": "q", "ground_truth_files": ["a.py"], "repo": "."}')
     result = pytester.runpytest("--codesearch-agent=replay")
-    result.stderr.fnmatch_lines(["*agent 'replay' cannot be built*--codesearch-predictions FILE*"])
+    result.stderr.fnmatch_lines(["*unknown agent 'replay'*(replay exists once --codesearch-predictions FILE*"])
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+
+
+def test_a_missing_predictions_file_is_named_before_any_case_runs(pytester: pytest.Pytester) -> None:
+    pytester.makefile(".jsonl", cases='{"id": "c", "query": "q", "ground_truth_files": ["a.py"], "repo": "."}')
+    result = pytester.runpytest("--codesearch-agent=replay", "--codesearch-predictions=nope.jsonl")
+    result.stderr.fnmatch_lines(["*agent 'replay' cannot be built*nope.jsonl: cannot read the predictions*"])
     assert result.ret != 0
+
+
+def test_replay_runs_in_a_child_process_too(pytester: pytest.Pytester) -> None:
+    (pytester.path / "a.py").write_text("x = 1\n")
+    pytester.makefile(".jsonl", cases='{"id": "c", "query": "q", "ground_truth_files": ["a.py"], "repo": "."}')
+    (pytester.path / "answers.json").write_text('[{"id": "c", "files": ["a.py"]}]')
+    result = pytester.runpytest_subprocess(
+        "--codesearch-agent=replay", "--codesearch-predictions=answers.json", "--codesearch-isolate=process",
+        "--codesearch-runs=1", "cases.jsonl",
+    )  # fmt: skip
+    result.assert_outcomes(passed=1)
+    (record,) = read_results(pytester.path)["cases"]
+    assert (record["retrieved"], record["metrics"]["mrr"]) == (["a.py"], 1.0)

@@ -10,14 +10,11 @@ fixture in a conftest (``docs/agents.md``, "Tuning")::
 
 from __future__ import annotations
 
-from typing import Any
-
 from pytest_codesearch.agents.bm25 import BM25Agent
 from pytest_codesearch.agents.hybrid import HybridAgent
 from pytest_codesearch.agents.keyword import KeywordAgent
 from pytest_codesearch.agents.path import PathAgent
 from pytest_codesearch.agents.registry import agent
-from pytest_codesearch.agents.replay import ReplayAgent
 from pytest_codesearch.agents.sanity import OracleAgent, RandomAgent
 
 
@@ -56,13 +53,3 @@ def random_agent() -> RandomAgent:
     """Returns seeded random files: the chance baseline."""
     return RandomAgent()
 
-
-@agent(name="replay")
-def replay_agent(request: Any) -> ReplayAgent:
-    """Answers each case with its published prediction from ``--codesearch-predictions FILE``."""
-    from pytest_codesearch.state import STATE  # the run's settings; imported late, as plugin.py imports us
-
-    path = request.config.stash[STATE].settings.predictions
-    if path is None:
-        raise ValueError("it answers from a predictions file: give one with --codesearch-predictions FILE")
-    return ReplayAgent(path)

@@ -6,6 +6,8 @@ files as ``found_files`` or ``files``, module-level entities (``path.py:Name``) 
 ``modules``, function-level entities (``path.py:Class.method``) as ``found_entities`` or ``functions``.
 These are the keys of LocAgent's ``loc_outputs.jsonl``, so its published outputs replay as they are.
 A case without a prediction gets an empty answer (it scores 0, as in LocAgent's evaluation).
+
+The agent is registered as ``replay`` when ``--codesearch-predictions FILE`` is given (``replay_spec``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_codesearch.agents.contract import RetrievalResult
+from pytest_codesearch.agents.registry import AgentSpec
 from pytest_codesearch.agents.sanity import CaseInfo
 
 ID_KEYS = ("instance_id", "id")
@@ -116,3 +119,21 @@ class ReplayAgent:
         """Return the prediction of the current case (an empty answer when it has none)."""
         found = self.predictions.get(self._case_id or "", Prediction())
         return RetrievalResult(files=list(found.files), functions=list(found.functions), modules=list(found.modules))
+
+
+class _ReplayFactory:
+    """The ``replay`` agent's factory: ``ReplayAgent(predictions)``, rebuilt from its ``cls`` and ``kwargs``
+    in a child process as agents of the YAML config are (``runner/recipe.py``)."""
+
+    def __init__(self, predictions: str) -> None:
+        self.cls = ReplayAgent
+        self.kwargs = {"predictions": predictions}
+        self.__name__ = "ReplayAgent"
+
+    def __call__(self) -> ReplayAgent:
+        return ReplayAgent(**self.kwargs)
+
+
+def replay_spec(predictions: Path) -> AgentSpec:
+    """Return the ``replay`` agent answering from ``predictions``."""
+    return AgentSpec("replay", _ReplayFactory(str(predictions)), source="--codesearch-predictions")
