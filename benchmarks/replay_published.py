@@ -16,7 +16,8 @@ mirrors and the LocAgent repository must be local)::
 
 ``--edit-functions`` (JSON ``{instance_id: [path.py:Name, ...]}``, or instances carrying
 ``edit_functions``) takes the entity truth from the dataset's own lists, as LocAgent's table does
-(``docs/reproduce-a-published-table.md``); without it the truth is derived from each patch.
+(``docs/reproduce-a-published-table.md``); without it the truth is derived from each patch. With it,
+the instances whose derived truth differs from the given one are listed too, level by level.
 """
 
 from __future__ import annotations
@@ -106,6 +107,27 @@ def _answered(record: dict[str, Any], predictions: dict[str, Any], name: str) ->
     return _acc(predictions.get(record["id"], {}).get(answer_key) or [], record[truth_key], int(k))
 
 
+def _truth_differences(instances: Path, mirrors: Path) -> list[str]:
+    """Return, per instance and level, the entities only the patch gives and only ``edit_functions`` gives."""
+    from pytest_codesearch.goldset.formats import ReadOptions, load
+    from pytest_codesearch.scoring.levels import constructor_as_class
+
+    by_name = json.loads(mirrors.read_text())
+    repos = {json.loads(line)["repo"] for line in instances.read_text().splitlines() if line.strip()}
+    mapped = {repo: Path(by_name[repo.split("/")[1]]) for repo in repos}
+    derived = {c.id: c for c in load(instances, ReadOptions(repos=mapped)).cases}
+    given = {c.id: c for c in load(instances, ReadOptions(repos=mapped, entity_truth="dataset")).cases}
+    lines = []
+    for case_id in sorted(derived.keys() & given.keys()):
+        for level in ("functions", "modules"):
+            ours = {constructor_as_class(e) for e in getattr(derived[case_id], f"ground_truth_{level}")}
+            theirs = {constructor_as_class(e) for e in getattr(given[case_id], f"ground_truth_{level}")}
+            if ours != theirs:
+                only = f"patch only {sorted(ours - theirs)}, dataset only {sorted(theirs - ours)}"
+                lines.append(f"  {case_id} {level}: {only}")
+    return lines
+
+
 def main() -> None:
     """Print the published table, ours, and the difference in points."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -116,11 +138,15 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         records, elapsed, cpu_s = _run(Path(scratch), args)
-        predictions = {json.loads(line)["instance_id"]: json.loads(line)
-                       for line in (Path(scratch) / "loc_outputs.jsonl").read_text().splitlines() if line.strip()}  # fmt: skip
+        lines = (Path(scratch) / "loc_outputs.jsonl").read_text().splitlines()
+        predictions = {json.loads(line)["instance_id"]: json.loads(line) for line in lines if line.strip()}
+        differences = [] if args.edit_functions is None else _truth_differences(
+            Path(scratch) / "instances" / "lite.jsonl", args.mirrors
+        )
     failed = [r for r in records if r["status"] != "ok"]
     truth = "edit_functions (--codesearch-entity-truth=dataset)" if args.edit_functions else "derived from each patch"
-    print(f"LocAgent claude-3.5 predictions replayed over {len(records)} SWE-bench Lite instances; entity truth: {truth}")
+    print(f"LocAgent claude-3.5 predictions replayed over {len(records)} SWE-bench Lite instances")
+    print(f"entity truth: {truth}")
     print(f"run: {elapsed:.1f} s wall, {cpu_s:.1f} s CPU (pytest subprocess); {len(failed)} case(s) not ok")
     print(f"{'metric':<17}{'published':>10}{'ours':>9}{'diff (pts)':>12}{'ours, errors answered':>24}")
     for name, published in PUBLISHED.items():
@@ -130,6 +156,9 @@ def main() -> None:
         print(f"{name:<17}{published:>10.4f}{ours:>9.4f}{(ours - published) * 100:>+12.2f}{answered:>24.4f}")
     for record in failed:
         print(f"  not ok: {record['id']}: {record['status']}: {record.get('error', '')[:150]}")
+    if args.edit_functions is not None:
+        print(f"instances whose truth derived from the patch differs from edit_functions: {len(differences)}")
+        print("\n".join(differences))
 
 
 if __name__ == "__main__":
