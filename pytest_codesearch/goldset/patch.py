@@ -221,13 +221,7 @@ class _Parser:
     def _hunk_body(self, position: int, old_left: int, new_left: int) -> Hunk:
         """Read a hunk's lines and return what it does to the old side. Errors name the hunk's header line."""
         header_line = self.index
-        touched: list[int] = []
-        removed: list[int] = []
-        insertions: list[Insertion] = []
-        shown: dict[int, str] = {}
-        end = position + old_left  # first old line past the hunk
-        inserted_here = removed_here = False
-        indent: int | None = None
+        hunk = _HunkLines(end=position + old_left)
         while old_left > 0 or new_left > 0:
             if self.index >= len(self.lines):
                 raise self._fail(f"the hunk ends early: {old_left} old and {new_left} new lines missing", header_line)
@@ -237,39 +231,65 @@ class _Parser:
             if kind == "\\":
                 continue  # "\ No newline at end of file"
             if kind in ("-", " ", ""):
-                shown[position] = line[1:]
+                hunk.shown[position] = line[1:]
             if kind == "-":
-                touched.append(position)
-                removed.append(position)
-                position, old_left, removed_here = position + 1, old_left - 1, True
+                hunk.remove(position)
+                position, old_left = position + 1, old_left - 1
             elif kind == "+":
-                new_left, inserted_here = new_left - 1, True
-                if indent is None and line[1:].strip():
-                    indent = len(line[1:]) - len(line[1:].lstrip())
+                hunk.add(line[1:])
+                new_left -= 1
             elif kind in (" ", ""):  # some tools strip the space of an empty context line
-                touched.extend(_around(position, end, inserted_here and not removed_here))
-                if inserted_here and not removed_here:
-                    insertions.append(Insertion(position, indent))
+                hunk.context(position)
                 position, old_left, new_left = position + 1, old_left - 1, new_left - 1
-                inserted_here = removed_here = False
-                indent = None
             else:
                 raise self._fail(f"unexpected line in a hunk: {line[:60]!r}")
             if old_left < 0 or new_left < 0:
                 raise self._fail("the hunk is longer than its header says", header_line)
-        touched.extend(_around(position, end, inserted_here and not removed_here))
-        if inserted_here and not removed_here:
-            insertions.append(Insertion(position, indent))
+        hunk.context(position)
         while self._next_starts("\\"):
             self.index += 1
-        return Hunk(tuple(touched), tuple(removed), tuple(insertions), tuple(shown.items()))
+        return hunk.done()
 
 
-def _around(position: int, end: int, pure_insertion: bool) -> list[int]:
+@dataclass
+class _HunkLines:
+    """What a hunk being read does to the old side; a run of added lines ends at a context line or the end."""
+
+    end: int
+    """The first old line past the hunk."""
+    touched: list[int] = field(default_factory=list)
+    removed: list[int] = field(default_factory=list)
+    insertions: list[Insertion] = field(default_factory=list)
+    shown: dict[int, str] = field(default_factory=dict)
+    added: bool = False
+    removed_here: bool = False
+    indent: int | None = None
+
+    def remove(self, position: int) -> None:
+        self.touched.append(position)
+        self.removed.append(position)
+        self.removed_here = True
+
+    def add(self, text: str) -> None:
+        self.added = True
+        if self.indent is None and text.strip():
+            self.indent = len(text) - len(text.lstrip())
+
+    def context(self, position: int) -> None:
+        """End the run of changes before old line ``position``: a pure insertion marks the lines around it."""
+        if self.added and not self.removed_here:
+            self.touched.extend(_around(position, self.end))
+            self.insertions.append(Insertion(position, self.indent))
+        self.added = self.removed_here = False
+        self.indent = None
+
+    def done(self) -> Hunk:
+        return Hunk(tuple(self.touched), tuple(self.removed), tuple(self.insertions), tuple(self.shown.items()))
+
+
+def _around(position: int, end: int) -> list[int]:
     """Return the old lines around an insertion before old line ``position``: the one before, if any,
     and the one after when the hunk shows it (``end`` is the first old line past the hunk)."""
-    if not pure_insertion:
-        return []
     return [line for line in (position - 1, position) if line >= 1 and (line < position or line < end)]
 
 
