@@ -165,7 +165,7 @@ class CaseItem(pytest.Function):
 
 
 def read_options(settings: Settings) -> formats.ReadOptions:
-    """Return what readers need from the run's settings: the repository map and the clone cache."""
+    """Return what readers need from the run's settings: the repository map, the clone cache, the entity truth."""
     return formats.ReadOptions(
         repos=dict(settings.repo_map), remotes=RemoteCache(default_cache_dir()), entity_truth=settings.entity_truth
     )

@@ -101,7 +101,8 @@ def pytest_configure(config: pytest.Config) -> None:
     try:
         choices = registry.select(settings.agents)
     except AgentSelectionError as exc:
-        needs = " (replay exists once --codesearch-predictions FILE gives it predictions)" if "replay" in str(exc) else ""
+        replay = "replay" in str(exc)
+        needs = " (replay exists once --codesearch-predictions FILE gives it predictions)" if replay else ""
         raise pytest.UsageError(f"{exc}{needs}") from None
     from pytest_codesearch.collector import RunCollector
     from pytest_codesearch.repo.snapshot import SnapshotStore

@@ -16,7 +16,8 @@ FILES = frozenset({"src/app.py", "src/auth/login.py"})
 
 def test_entity_paths_are_cleaned_like_file_paths() -> None:
     raw = ["./src/app.py:create_app", "src\\auth\\login.py:login_view", "/snap/t1/src/app.py:create_app",
-           "/elsewhere/src/app.py:other", "gone.py:f", "no_path_at_all", "src/app.py:", "src//app.py: spaced "]  # fmt: skip
+           "/elsewhere/src/app.py:other", "gone.py:f", "no_path_at_all", "src/app.py:",
+           "src//app.py: spaced "]  # fmt: skip
     kept, dropped = normalize_entities(raw, Path("/snap/t1"), FILES)
     assert kept == ["src/app.py:create_app", "src/auth/login.py:login_view", "src/app.py:spaced"]
     assert dropped == ["/elsewhere/src/app.py:other", "gone.py:f", "no_path_at_all", "src/app.py:"]
@@ -37,7 +38,8 @@ class Spelled:
 
     def retrieve(self, query):
         absolute = os.path.join(self.root, "src", "app.py")
-        functions = ["gone.py:f", "./src/app.py:create_app", absolute + ":create_app", "src\\\\routes.py:register_routes"]
+        functions = ["gone.py:f", "./src/app.py:create_app", absolute + ":create_app",
+                     "src\\\\routes.py:register_routes"]
         return pcs.RetrievalResult(files=["src/app.py"], functions=functions, modules=[absolute + ":create_app"])
 
 @pcs.agent(name="spelled")
@@ -51,10 +53,15 @@ def spelled():
     ("2", ["src/app.py:create_app"], 4),  # the cut comes first: 'gone.py:f' took one of the two places
 ])  # fmt: skip
 def test_entity_answers_are_normalised_and_cut_through_the_plugin(
-    pytester: pytest.Pytester, make_conftest: Callable[[str], None], limit: str, functions: list[str], cut_from: int | None
+    pytester: pytest.Pytester,
+    make_conftest: Callable[[str], None],
+    limit: str,
+    functions: list[str],
+    cut_from: int | None,
 ) -> None:
     truth = {"ground_truth_functions": ["src/app.py:create_app"], "ground_truth_modules": ["src/app.py:create_app"]}
-    write_project(pytester.path, [{"id": "app", "query": "create the app", "ground_truth_files": ["src/app.py"], **truth}])
+    case = {"id": "app", "query": "create the app", "ground_truth_files": ["src/app.py"], **truth}
+    write_project(pytester.path, [case])
     make_conftest(AGENT)
     result = pytester.runpytest("--codesearch-agent=spelled", "--codesearch-runs=1", f"--codesearch-max-answer={limit}")
     result.assert_outcomes(passed=1)

@@ -37,7 +37,9 @@ def test_names_answered_as_files_are_scored_as_their_files(pytester: pytest.Pyte
     assert sequential["retrieved"] == ["src/adk/agents/sequential.py"]
     assert sequential["dropped"] == ["adk.agents.Missing", "not a name"]
     assert sequential["metrics"]["mrr"] == 1.0
-    converted = pytester.runpytest("--codesearch-convert", "fqn/retrieval.jsonl", "--codesearch-output", "fqn/native.jsonl")
+    converted = pytester.runpytest(
+        "--codesearch-convert", "fqn/retrieval.jsonl", "--codesearch-output", "fqn/native.jsonl"
+    )
     assert converted.ret == 0
     pytester.runpytest("--codesearch-agent=names", "--codesearch-runs=1", "fqn/native.jsonl").assert_outcomes(passed=2)
     again = {case["id"]: case["retrieved"] for case in read_results(pytester.path)["cases"]}
