@@ -12,7 +12,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
+from typing import TextIO
 
 _STATUS = Path("/proc/self/status")
 
@@ -36,7 +36,7 @@ def creation_mode() -> int:
 
 
 @contextmanager
-def atomic_file(path: Path) -> Iterator[IO[str]]:
+def atomic_file(path: Path) -> Iterator[TextIO]:
     """Yield a UTF-8 text stream (newlines written as given) that replaces ``path`` when the block ends.
 
     If the block raises, the temporary file is removed and ``path`` is left as it was. The new file gets
@@ -58,10 +58,13 @@ def atomic_file(path: Path) -> Iterator[IO[str]]:
     _fsync_directory(path.parent)
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` (UTF-8, newlines as given) in one step; see ``atomic_file``."""
+def write_atomic(path: Path, text: str | bytes) -> None:
+    """Replace ``path`` with ``text`` (str as UTF-8, newlines as given; bytes as given) at once; see ``atomic_file``."""
     with atomic_file(path) as stream:
-        stream.write(text)
+        if isinstance(text, bytes):
+            stream.buffer.write(text)  # nothing went through the text layer: no flush needed before
+        else:
+            stream.write(text)
 
 
 def _fsync_directory(directory: Path) -> None:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from pydantic import Field, ValidationError
 
+from pytest_codesearch.report.json_report import render_json
 from pytest_codesearch.report.model import RunReport, _Record
 
 HISTORY_DIR = "history"
@@ -79,7 +80,7 @@ def save_run(
     history.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=history, prefix=f".{run_id}.", suffix=".tmp"))
     try:
-        (tmp / RESULTS_FILE).write_text(report.model_dump_json(indent=2), encoding="utf-8")
+        (tmp / RESULTS_FILE).write_bytes(render_json(report))  # the same bytes as the report's results.json
         (tmp / RUN_FILE).write_text(saved.model_dump_json(indent=2), encoding="utf-8")
         if journal is not None and journal.is_file():
             shutil.copyfile(journal, tmp / JOURNAL_FILE)
