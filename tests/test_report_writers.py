@@ -12,8 +12,9 @@ import pytest
 
 from pytest_codesearch.report.aggregate import build_run_report
 from pytest_codesearch.atomic import write_atomic
-from pytest_codesearch.report.csv_report import render_csv, write_csv
-from pytest_codesearch.report.json_report import write_json
+from pytest_codesearch.report.csv_report import csv_columns, neutralize, render_csv, write_csv
+from pytest_codesearch.report.formats import REPORT_FORMATS
+from pytest_codesearch.report.json_report import render_json, write_json
 from pytest_codesearch.report.markdown import escape_cell, render_markdown, write_markdown
 from pytest_codesearch.report.model import (
     AgentInfo,
@@ -23,6 +24,7 @@ from pytest_codesearch.report.model import (
     RunReport,
 )
 from pytest_codesearch.report.terminal import render_terminal
+from report_cases import make_report
 
 METRICS = ["f1", "mrr", "precision@5"]
 
@@ -87,6 +89,12 @@ def test_write_atomic_replaces_existing_file(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == [target]
 
 
+def test_write_atomic_writes_bytes_as_given(tmp_path: Path) -> None:
+    target = tmp_path / "results.json"
+    write_atomic(target, "{\"q\": \"± \\r\"}\r\n".encode())
+    assert target.read_bytes() == b'{"q": "\xc2\xb1 \\r"}\r\n'
+
+
 def test_failed_write_keeps_previous_file(tmp_path: Path) -> None:
     target = tmp_path / "results.csv"
     target.write_text("previous", encoding="utf-8")
@@ -105,6 +113,12 @@ def test_results_json_round_trips(tmp_path: Path, report: RunReport) -> None:
     text = path.read_text(encoding="utf-8")
     assert text.startswith('{\n  "schema_version": 1,\n  "run": {')
     assert RunReport.model_validate_json(text) == report
+
+
+def test_results_json_is_the_model_dump_with_a_newline() -> None:
+    report = make_report(12)  # hostile queries: markup, a line separator, a newline
+    assert render_json(report) == (report.model_dump_json(indent=2) + "\n").encode("utf-8")
+    assert REPORT_FORMATS["json"].render(report) == report.model_dump_json(indent=2) + "\n"
 
 
 # --- CSV -----------------------------------------------------------------------------------
@@ -143,6 +157,44 @@ def test_csv_neutralises_formula_cells(dangerous: str) -> None:
     assert row["retrieved"] == f"'{dangerous};b.py"
     assert row["ground_truth"] == row["error"] == "'" + dangerous
     assert row["f1"] == "0.5"
+
+
+def _reference_csv(report: RunReport) -> str:
+    """Return results.csv as ``csv.writer`` writes it from one row per case (what render_csv must equal)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    metrics = report.metric_names()
+    writer.writerow(csv_columns(report))
+    for c in report.cases:
+        text = [c.id, c.goldset, c.agent, c.status.value, c.query, ";".join(c.retrieved), ";".join(c.ground_truth)]
+        numbers = [c.metrics.get(name) for name in metrics] + [c.latency_ms, c.index_ms]
+        tail = ["true" if c.indexed else "false", c.error or ""]
+        writer.writerow([*map(neutralize, text), *numbers, *map(neutralize, tail)])
+    return buffer.getvalue()
+
+
+AWKWARD = ['a,b', 'say "hi"', "cr\rhere", "lf\nhere", "crlf\r\nhere", '"', ",", "", " padded ", "±\u2028"]
+
+
+@pytest.mark.parametrize("metrics", [METRICS, ["f1"]], ids=["three-metrics", "one-metric"])
+def test_csv_equals_the_csv_module_row_by_row(report: RunReport, metrics: list[str]) -> None:
+    cases = [
+        case(f"c{i}", "a", i / 7, 1 / (i + 1), i * 1.25, query=text, retrieved=[text, "b.py"], error=text or None,
+             ground_truth=[f"{text}.py"], metrics={m: i / 7 for m in metrics})
+        for i, text in enumerate(AWKWARD)
+    ]  # fmt: skip
+    awkward = build_run_report(report.run, cases, metrics)
+    some_missing = [c.model_copy(update={"metrics": dict(list(c.metrics.items())[i % 2 :])}) for i, c in enumerate(cases)]
+    awkward = awkward.model_copy(update={"cases": some_missing})  # a metric that does not apply is blank
+    for each in (awkward, report, make_report(12), awkward.model_copy(update={"cases": []})):
+        assert render_csv(each) == _reference_csv(each)
+
+
+def test_csv_writes_numbers_as_python_does() -> None:
+    scores = {"f1": 1 / 3, "mrr": 1e-07, "precision@5": 2.5e16}
+    one = case("c1", "a", 1 / 3, 1e-07, 123456789.125, index_ms=None, metrics=scores)
+    row = render_csv(report_of([one], ["a"])).splitlines()[1].split(",")
+    assert row[7:12] == ["0.3333333333333333", "1e-07", "2.5e+16", "123456789.125", ""]
 
 
 def test_write_csv(tmp_path: Path, report: RunReport) -> None:
