@@ -27,6 +27,7 @@ from typing import Literal
 
 from pytest_codesearch.report.compare import significant_leaders
 from pytest_codesearch.report.model import RunReport
+from pytest_codesearch.status import Status
 
 QUALITY_METRICS = ("ndcg@10", "mrr", "map", "recall@10", "hit@5", "hit@1", "f1")
 """Candidates for the quality metric, in order of preference."""
@@ -72,11 +73,12 @@ def recommend(report: RunReport) -> Recommendations:
     metric = quality_metric(report)
     quality = _quality_scores(report, metric)
     speed = _p50s(report)
+    latencies = answered_latencies(report)
     return Recommendations(
         metric=metric,
         quality=_pick_quality(report, metric, quality),
-        speed=_pick_speed(report, speed),
-        balance=_pick_balance(report, metric, quality, speed),
+        speed=_pick_speed(report, speed, latencies),
+        balance=_pick_balance(report, metric, quality, speed, latencies),
     )
 
 
@@ -107,16 +109,28 @@ def sign_test(wins: int, losses: int) -> float:
     return min(1.0, 2 * tail)
 
 
-def latency_test(report: RunReport, a: str, b: str) -> tuple[float, int]:
+Latencies = dict[str, dict[tuple[str, str], float]]
+"""Agent -> (gold set, case id) -> latency of the cases it answered (the first record of a case)."""
+
+
+def answered_latencies(report: RunReport) -> Latencies:
+    """Return every agent's latency per answered case, in one pass over the cases."""
+    found: Latencies = {}
+    for case in report.cases:
+        if case.status is Status.OK and case.latency_ms is not None:
+            found.setdefault(case.agent, {}).setdefault((case.goldset, case.id), case.latency_ms)
+    return found
+
+
+def latency_test(report: RunReport, a: str, b: str, latencies: Latencies | None = None) -> tuple[float, int]:
     """Return the sign-test p-value of ``a`` against ``b`` on latency of cases both answered, and who won.
 
     The second value is 1 when ``a`` was faster on more cases, -1 when ``b`` was, 0 on a tie.
+    ``latencies`` (``answered_latencies(report)``) saves a pass over the cases when given.
     """
-    times: dict[tuple[str, str], dict[str, float]] = {}
-    for case in report.cases:
-        if case.agent in (a, b) and case.status == "ok" and case.latency_ms is not None:
-            times.setdefault((case.goldset, case.id), {}).setdefault(case.agent, case.latency_ms)
-    pairs = [(t[a], t[b]) for t in times.values() if len(t) == 2]
+    found = answered_latencies(report) if latencies is None else latencies
+    times_a, times_b = found.get(a, {}), found.get(b, {})
+    pairs = [(x, times_b[case]) for case, x in times_a.items() if case in times_b]
     wins, losses = sum(x < y for x, y in pairs), sum(x > y for x, y in pairs)
     return sign_test(wins, losses), (wins > losses) - (wins < losses)
 
@@ -164,7 +178,7 @@ def _pick_quality(report: RunReport, metric: str | None, scores: dict[str, float
                 reason if not tied else f"{best} and {runner} tie on {metric}")  # fmt: skip
 
 
-def _pick_speed(report: RunReport, p50: dict[str, float]) -> Pick:
+def _pick_speed(report: RunReport, p50: dict[str, float], latencies: Latencies) -> Pick:
     """Return the fastest pick: significant when a paired sign test on latency says so."""
     ranked = _ranked(p50, higher=False)
     if not ranked:
@@ -173,7 +187,7 @@ def _pick_speed(report: RunReport, p50: dict[str, float]) -> Pick:
     if len(ranked) == 1:
         return Pick("speed", best, None, p50[best], None, False, "the only agent that answered")
     runner = ranked[1]
-    p_value, winner = latency_test(report, best, runner)
+    p_value, winner = latency_test(report, best, runner, latencies)
     lead = p50[best] < p50[runner] and winner > 0 and p_value < report.run.alpha
     reason = (
         f"lowest p50 latency, significantly faster than {runner} (paired sign test, {p_text(p_value)})"
@@ -184,7 +198,7 @@ def _pick_speed(report: RunReport, p50: dict[str, float]) -> Pick:
 
 
 def _pick_balance(
-    report: RunReport, metric: str | None, quality: dict[str, float], p50: dict[str, float]
+    report: RunReport, metric: str | None, quality: dict[str, float], p50: dict[str, float], latencies: Latencies
 ) -> Pick:
     """Return the best-balance pick: significant when ahead on one axis and not behind on the other."""
     scores = balance_scores(quality, p50)
@@ -195,7 +209,7 @@ def _pick_balance(
         return Pick("balance", agent, None, value, None, False, "needs two agents with quality and latency")
     best, runner = ranked[0], ranked[1]
     quality_sign = _quality_sign(report, metric, best, runner)
-    speed_sign = _speed_sign(report, p50, best, runner)
+    speed_sign = _speed_sign(report, best, runner, latencies)
     lead = max(quality_sign, speed_sign) > 0 and min(quality_sign, speed_sign) >= 0
     if lead:
         reason = f"best mean of normalised {metric} and speed, significantly ahead of {runner}"
@@ -215,9 +229,9 @@ def _quality_sign(report: RunReport, metric: str, a: str, b: str) -> int:
     return 0
 
 
-def _speed_sign(report: RunReport, p50: dict[str, float], a: str, b: str) -> int:
+def _speed_sign(report: RunReport, a: str, b: str, latencies: Latencies) -> int:
     """Return 1 if ``a`` is significantly faster than ``b``, -1 if slower, else 0."""
-    p_value, winner = latency_test(report, a, b)
+    p_value, winner = latency_test(report, a, b, latencies)
     return winner if p_value < report.run.alpha else 0
 
 
