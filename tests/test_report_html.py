@@ -14,10 +14,11 @@ from hypothesis import strategies as st
 from report_cases import AGENTS, HOSTILE_QUERIES, make_report
 
 from pytest_codesearch.report.aggregate import build_run_report
-from pytest_codesearch.report.compare import significant_leaders
 from pytest_codesearch.report.formats import ReportFormat
 from pytest_codesearch.report.html import case_json, render_html, script_safe_json, write_html
-from pytest_codesearch.report.model import RunInfo, RunReport
+from pytest_codesearch.report.markdown import render_markdown
+from pytest_codesearch.report.model import AgentInfo, CaseResult, RunInfo, RunReport
+from pytest_codesearch.report.terminal import render_terminal
 
 
 class Elements(HTMLParser):
@@ -138,16 +139,69 @@ def test_nothing_is_loaded_from_outside(page: str) -> None:
     assert not [a for _, attrs in elements.tags for k, a in attrs.items() if k == "src"]
 
 
-def test_agents_table_marks_best_and_significant_leaders(page: str, report: RunReport) -> None:
-    leaders = significant_leaders(report, ["ndcg@10"])
-    rows = re.findall(r'<tr><th scope="row"><span class="swatch".*?</tr>', page, flags=re.S)
-    assert len(rows) == 3
-    best = max(report.agents, key=lambda a: round(report.agents[a].metrics["ndcg@10"].mean, 3))
-    ndcg_column = 7  # f1, f1_partial, mrr, map, hit@1, hit@5, recall@10, ndcg@10
-    for agent, row in zip(report.agents, rows):
-        cells = re.findall(r"<td class=\"([^\"]*)\">", row)
-        assert ("best" in cells[ndcg_column]) == (agent == best)
-        assert ("lead" in cells[ndcg_column]) == (leaders.get("ndcg@10") == agent)
+def agents_table(page: str) -> dict[str, dict[str, str]]:
+    """Return column header -> agent -> the class of its cell in the page's agents table."""
+    table = page.split('<table class="agents">')[1].split("</table>")[0]
+    headers = re.findall(r"<th>([^<]*)</th>", table.split("</thead>")[0])[1:]
+    found: dict[str, dict[str, str]] = {h: {} for h in headers}
+    for row in re.findall(r'<tr><th scope="row">.*?</tr>', table, flags=re.S):
+        agent = re.findall(r"</span>([^<]*)</th>", row)[0]
+        for header, cell in zip(headers, re.findall(r'<td class="([^"]*)">', row)):
+            found[header][agent] = cell
+    return found
+
+
+def marked(column: dict[str, str], mark: str) -> set[str]:
+    """Return the agents whose cell carries ``mark`` ('best' or 'lead')."""
+    return {agent for agent, cls in column.items() if mark in cls.split()}
+
+
+def test_agents_table_marks_the_reports_leaders(page: str, report: RunReport) -> None:
+    table = agents_table(page)
+    assert list(table)[: len(report.headline)] == report.headline  # the same columns as summary.md
+    for metric in report.headline:
+        leader = report.leaders[metric]
+        assert marked(table[metric], "best") == set(leader.agents)
+        assert marked(table[metric], "lead") == ({leader.agents[0]} if leader.significant else set())
+    for header, key in (("p50 ms", "latency_ms.p50"), ("p90 ms", "latency_ms.p90")):
+        assert marked(table[header], "best") == set(report.leaders[key].agents)
+
+
+def _tied_report() -> RunReport:
+    """Thirty cases of three agents: good and twin tie on f1 at three decimals, good leads mrr
+    significantly, twin is best (lowest) on hard_negative_rate, fast is fastest."""
+    scores = {"good": (0.8001, 1.0, 1.0, 30.0), "twin": (0.8004, 0.5, 0.0, 20.0), "fast": (0.2, 0.25, 0.5, 1.5)}
+    cases = [
+        CaseResult(id=f"c{i:02d}", goldset="g", agent=agent, query="q", nodeid=f"g::c{i:02d}[{agent}]",
+                   ground_truth=["a.py"], relevance={"a.py": 1}, retrieved=["a.py"], status="ok",
+                   latency_ms=ms + i / 10, latencies_ms=[ms + i / 10], index_ms=None,
+                   metrics={"f1": f1, "mrr": mrr, "hard_negative_rate": hard})
+        for i in range(30)
+        for agent, (f1, mrr, hard, ms) in scores.items()
+    ]  # fmt: skip
+    run = RunInfo(seed=1, runs=1, k=None, ks=[], started_at="s", finished_at="f", versions={}, goldsets=["g"],
+                  workers=1, bootstrap=200, agents={a: AgentInfo(fixture=a, source="t") for a in scores})  # fmt: skip
+    return build_run_report(run, cases, ["f1", "mrr", "hard_negative_rate"], headline=["f1", "mrr", "hard_negative_rate"])
+
+
+def test_ties_and_significance_are_marked_as_in_summary_md_and_the_terminal() -> None:
+    report = _tied_report()
+    table = agents_table(render_html(report))
+    results = render_markdown(report).split("## Results")[1].split("\n## ")[0]
+    markdown = {line.split(" | ")[0][2:]: line.split(" | ")[1:] for line in results.splitlines()
+                if line.startswith(("| good |", "| twin |", "| fast |"))}  # fmt: skip
+    terminal = {line.split()[0]: line.split()[1:] for line in render_terminal(report, width=200)[1:4]}
+    columns = ["f1", "mrr", "hard_negative_rate", "p50 ms", "p90 ms"]
+    html_best = {c: marked(table[c], "best") for c in columns}
+    html_lead = {c: marked(table[c], "lead") for c in columns}
+    assert html_best == {"f1": {"good", "twin"}, "mrr": {"good"}, "hard_negative_rate": {"twin"},
+                         "p50 ms": {"fast"}, "p90 ms": {"fast"}}  # fmt: skip
+    assert html_lead == {"f1": set(), "mrr": {"good"}, "hard_negative_rate": {"twin"}, "p50 ms": set(), "p90 ms": set()}
+    for i, column in enumerate(columns):
+        assert {a for a, cells in markdown.items() if cells[i].startswith("**")} == html_best[column]
+        assert {a for a, cells in markdown.items() if cells[i].endswith("†**")} == html_lead[column]
+        assert {a for a, cells in terminal.items() if cells[i].endswith("*")} == html_best[column]
+        assert {a for a, cells in terminal.items() if cells[i].endswith("**")} == html_lead[column]
 
 
 def test_charts_are_drawn(page: str) -> None:

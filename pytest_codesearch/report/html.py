@@ -28,10 +28,8 @@ from markupsafe import Markup
 from pytest_codesearch.report import charts, headline_metrics
 from pytest_codesearch.atomic import write_atomic
 from pytest_codesearch.report.breakdown import DIMENSIONS
-from pytest_codesearch.report.compare import significant_leaders
-from pytest_codesearch.report.model import CaseResult, GroupSummary, MetricSummary, RunReport
+from pytest_codesearch.report.model import CaseResult, GroupSummary, Leader, MetricSummary, RunReport
 from pytest_codesearch.report.recommend import Recommendations, recommend
-from pytest_codesearch.stats import best_positions
 from pytest_codesearch.status import Status
 
 SHOWN_PATHS = 10
@@ -68,7 +66,7 @@ class AgentRow:
 
 
 def render_html(report: RunReport, headline: Sequence[str] | None = None) -> str:
-    """Return ``report.html`` for ``report``; ``headline`` defaults to the report's headline metrics.
+    """Return ``report.html`` for ``report``; ``headline`` defaults to the report's headline (as summary.md).
 
     The cyclic garbage collector is paused meanwhile: the page data is acyclic, and at 100,000
     records its passes over the report's objects took a third of the time.
@@ -91,7 +89,7 @@ def _collector_paused() -> Iterator[None]:
 
 def _render(report: RunReport, headline: Sequence[str] | None) -> str:
     """Return the page (see ``render_html``)."""
-    metrics = list(headline) if headline is not None else headline_metrics(report)
+    metrics = list(dict.fromkeys(headline if headline is not None else report.headline or headline_metrics(report)))
     picks = recommend(report)
     template = _environment().get_template("report.html.j2")
     return template.render(
@@ -158,12 +156,15 @@ def _fmt(value: float | None, digits: int = 3) -> str:
 
 
 def agent_rows(report: RunReport, headline: Sequence[str]) -> list[AgentRow]:
-    """Return one row per agent: metric cells (best and significant leader marked) and latency."""
-    names = list(report.agents)
-    leaders = significant_leaders(report, headline)
-    columns = [_metric_cells(report, m, leaders.get(m)) for m in headline]
-    p50 = _latency_cells([s.latency_ms.p50 for s in report.agents.values()])
-    p90 = _latency_cells([s.latency_ms.p90 for s in report.agents.values()])
+    """Return one row per agent: metric cells and latency, marked from the report's leaders.
+
+    ``best``: the agent is among the column's leaders (ties all marked); ``lead``: it is the single
+    leader and significantly ahead (``report.leaders``, as in summary.md and the terminal).
+    """
+    summaries = list(report.agents.values())
+    columns = [_metric_cells(report, m) for m in headline]
+    p50 = _latency_cells(report, [s.latency_ms.p50 for s in summaries], "latency_ms.p50")
+    p90 = _latency_cells(report, [s.latency_ms.p90 for s in summaries], "latency_ms.p90")
     return [
         AgentRow(
             name=name,
@@ -178,27 +179,30 @@ def agent_rows(report: RunReport, headline: Sequence[str]) -> list[AgentRow]:
     ]
 
 
-def _metric_cells(report: RunReport, metric: str, leader: str | None) -> list[Cell]:
-    """Return one column of mean cells with their intervals; best (rounded) and leader marked."""
+def _metric_cells(report: RunReport, metric: str) -> list[Cell]:
+    """Return one column of mean cells with their intervals, the report's leaders marked."""
+    leader = report.leaders.get(metric)
     stats: list[MetricSummary | None] = [s.metrics.get(metric) for s in report.agents.values()]
-    keys = [round(m.mean, 3) if m else None for m in stats]
-    best = best_positions(keys, higher_is_better=True) if sum(k is not None for k in keys) > 1 else set()
     return [
         Cell(
             text=_fmt(m.mean if m else None),
             interval=f"[{m.ci95[0]:.3f}, {m.ci95[1]:.3f}]" if m else "",
-            best=i in best,
-            lead=name == leader,
+            best=_is_best(name, leader),
+            lead=_is_best(name, leader) and leader is not None and leader.significant,
         )
-        for i, (name, m) in enumerate(zip(report.agents, stats))
+        for name, m in zip(report.agents, stats)
     ]
 
 
-def _latency_cells(values: Sequence[float | None]) -> list[Cell]:
-    """Return latency cells in ms, the lowest marked best."""
-    keys = [round(v, 2) if v is not None else None for v in values]
-    best = best_positions(keys, higher_is_better=False) if sum(k is not None for k in keys) > 1 else set()
-    return [Cell(_fmt(v, 2), "", i in best, False) for i, v in enumerate(values)]
+def _latency_cells(report: RunReport, values: Sequence[float | None], column: str) -> list[Cell]:
+    """Return latency cells in ms, the report's leaders of ``column`` (the lowest) marked best."""
+    leader = report.leaders.get(column)
+    return [Cell(_fmt(v, 2), "", _is_best(name, leader), False) for name, v in zip(report.agents, values)]
+
+
+def _is_best(agent: str, leader: Leader | None) -> bool:
+    """Return True when ``agent`` is among the leaders (None: no leader, fewer than two agents had a value)."""
+    return leader is not None and agent in leader.agents
 
 
 def chart_set(report: RunReport, picks: Recommendations) -> dict[str, Markup]:
