@@ -15,7 +15,8 @@ from report_cases import AGENTS, HOSTILE_QUERIES, make_report
 
 from pytest_codesearch.report.aggregate import build_run_report
 from pytest_codesearch.report.formats import ReportFormat
-from pytest_codesearch.report.html import case_json, render_html, script_safe_json, write_html
+from pytest_codesearch.report.html import render_html, write_html
+from pytest_codesearch.report.html_cases import case_json, script_safe_json
 from pytest_codesearch.report.markdown import render_markdown
 from pytest_codesearch.report.model import AgentInfo, CaseResult, RunInfo, RunReport
 from pytest_codesearch.report.terminal import render_terminal

@@ -11,14 +11,11 @@ its own: it lays out what ``RunReport`` holds and what ``recommend`` reads from 
 from __future__ import annotations
 
 import gc
-import json
-import re
-from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections import Counter
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import count
 from pathlib import Path
 from typing import Any
 
@@ -28,18 +25,14 @@ from markupsafe import Markup
 from pytest_codesearch.report import charts, headline_metrics
 from pytest_codesearch.atomic import write_atomic
 from pytest_codesearch.report.breakdown import DIMENSIONS
+from pytest_codesearch.report.html_cases import SHOWN_PATHS, case_json
 from pytest_codesearch.report.model import CaseResult, GroupSummary, Leader, MetricSummary, RunReport
 from pytest_codesearch.report.recommend import Recommendations, recommend
 from pytest_codesearch.status import Status
 
-SHOWN_PATHS = 10
-"""Retrieved paths per agent and case carried into the page (the rest are counted)."""
-ERROR_CHARS = 300
-"""Longest error text carried into the page."""
 DIMENSION_TITLES = {"complexity": "complexity", "category": "category", "goldset": "gold set",
                     "repo": "repository"}  # fmt: skip
 MISSING = "–"
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -298,89 +291,3 @@ def failure_table(report: RunReport) -> dict[str, Any] | None:
         for agent, s in report.agents.items()
     ]
     return {"categories": categories, "rows": rows}
-
-
-def case_json(report: RunReport, metric: str | None) -> Markup:
-    """Return the cases as JSON safe inside a ``<script>`` element: one row per (gold set, case).
-
-    ``{"agents", "metric", "hit", "paths", "cases"}``; paths are interned in ``paths`` and given
-    by index. A case row is ``[goldset, id, query, ground truth, complexity, category, repo,
-    answers]`` with one answer per agent (null when the agent was not given the case):
-    ``[status, latency_ms, metric, f1, hit, first retrieved paths, retrieved count, error, failure]``.
-    """
-    column = {agent: i for i, agent in enumerate(report.agents)}
-    hit = _hit_metric(report)
-    paths: defaultdict[str, int] = defaultdict(count().__next__)  # path -> its index, in first-seen order
-    answer = _Answers(paths.__getitem__, metric, hit)
-    rows: dict[tuple[str, str], list[Any]] = {}
-    for case in report.cases:
-        key = (case.goldset, case.id)
-        row = rows.get(key)
-        if row is None:
-            truth = list(map(paths.__getitem__, case.ground_truth))
-            row = [case.goldset, case.id, case.query, truth, case.complexity, case.category,
-                   case.repo, [None] * len(column)]  # fmt: skip
-            rows[key] = row
-        at = column.get(case.agent)
-        if at is not None and row[7][at] is None:
-            row[7][at] = answer(case)
-    data = {"agents": list(column), "metric": metric, "hit": hit, "paths": list(paths), "cases": list(rows.values())}
-    return Markup(script_safe_json(data))
-
-
-def script_safe_json(data: Any) -> str:
-    """Return compact JSON safe in a ``<script>`` block and in UTF-8.
-
-    ``<``, ``>``, ``&`` and the line separators are written as ``\\u`` escapes, and so is any lone
-    surrogate (a gold set's JSON may hold one), which UTF-8 cannot encode.
-    """
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    for raw, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
-                         ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):  # fmt: skip
-        text = text.replace(raw, escaped)
-    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-
-
-def _hit_metric(report: RunReport) -> str | None:
-    """Return the hit@k metric a case 'hit' means: hit@10 if aggregated, else the largest hit@k."""
-    hits = [m for m in report.metric_names() if m.startswith("hit@") and m[4:].isdigit()]
-    if "hit@10" in hits:
-        return "hit@10"
-    return max(hits, key=lambda m: int(m[4:]), default=None)
-
-
-class _Answers:
-    """One agent's answer to a case as a compact list (see ``case_json``); scores to 4 decimals.
-
-    Rounded scores are kept per distinct value: at 100,000 records, rounding every one of them
-    was a tenth of the page's time. (A score of -0.0, which no scorer produces, shows as 0.0.)
-    """
-
-    def __init__(self, path_index: Callable[[str], int], metric: str | None, hit: str | None) -> None:
-        self.path_index, self.metric, self.hit = path_index, metric or "", hit or ""
-        self.rounded = _Rounded()
-
-    def __call__(self, case: CaseResult) -> list[Any]:
-        scores, latency, rounded = case.metrics, case.latency_ms, self.rounded
-        return [
-            case.status,  # a str: JSON holds its value
-            None if latency is None else round(latency, 3),
-            rounded[scores.get(self.metric)],
-            rounded[scores.get("f1")],
-            scores.get(self.hit),
-            list(map(self.path_index, case.retrieved[:SHOWN_PATHS])),
-            len(case.retrieved),
-            None if case.error is None else case.error[:ERROR_CHARS],
-            case.failure_category,
-        ]
-
-
-class _Rounded(dict[float | None, float | None]):
-    """``round(score, 4)`` computed once per distinct score; None stays None."""
-
-    def __init__(self) -> None:
-        super().__init__({None: None, 0.0: 0.0})
-
-    def __missing__(self, score: float | None) -> float | None:
-        value = self[score] = None if score is None else round(score, 4)
-        return value
