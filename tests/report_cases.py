@@ -80,3 +80,21 @@ def make_report(n_cases: int = 60, seed: int = 1, agents: Sequence[str] = tuple(
         agents={a: AgentInfo(fixture=a, source="conftest.py") for a in agents},
     )  # fmt: skip
     return build_run_report(run, make_cases(n_cases, seed, agents), metric_names(KS))
+
+
+PRICE = {"cost_usd": 0.0012, "tokens_in": 1200, "tokens_out": 80}
+"""The metadata ``priced`` gives bm25's answers."""
+
+
+def priced(report: RunReport) -> RunReport:
+    """Return ``report`` with bm25's answers carrying ``PRICE`` in their metadata (but case-00008's, and
+    case-00009's cost, a string, which counts as none), its costs summed as a finished run's are."""
+    from pytest_codesearch.report.cost import summarize_costs
+
+    def metadata(case: CaseResult) -> dict[str, object]:
+        if case.agent != "bm25" or case.id == "case-00008":
+            return {}
+        return {**PRICE, "cost_usd": "free"} if case.id == "case-00009" else dict(PRICE)
+
+    cases = [c.model_copy(update={"metadata": metadata(c)}) for c in report.cases]
+    return report.model_copy(update={"cases": cases, "costs": summarize_costs(cases)})

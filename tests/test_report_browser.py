@@ -17,7 +17,7 @@ from collections.abc import Collection
 from pathlib import Path
 
 import pytest
-from report_cases import make_report
+from report_cases import make_report, priced
 
 from pytest_codesearch.report.html import write_html
 from pytest_codesearch.report.model import RunReport
@@ -95,6 +95,21 @@ def test_page_draws_charts_fills_tables_and_logs_nothing(tmp_path: Path, page: P
     assert body.count("<tr>") == 1 + 50  # the header and one page of cases
     assert "&lt;/script&gt;&lt;script&gt;document.documentElement" in body  # shown, not run
     assert "<img" not in body
+    assert " tokens" not in body and 'value="cost:' not in dom  # no agent returned a cost
+
+
+def test_case_table_shows_cost_and_tokens_beside_latency(tmp_path: Path, report: RunReport) -> None:
+    page = tmp_path / "priced.html"
+    write_html(priced(report), page)
+    dom, console = run_chromium(tmp_path, page.as_uri() + "#sort=cost:0", "--dump-dom")
+    assert console == []
+    body = dom.split('id="case-table"')[1].split("</table>")[0]
+    first = re.search(r"<tbody><tr>(.*?)</tr>", body, flags=re.S)
+    assert first is not None
+    bm25 = re.findall(r"<td>(.*?)</td>", first.group(1), flags=re.S)[2]  # case, ground truth, bm25 (query has a class)
+    assert re.search(r" ms · \$0\.0012 · 1,200 in / 80 out tokens", bm25)
+    assert '<option value="cost:0">bm25: cost</option>' in dom
+    assert body.count(" out tokens") == 50  # bm25's answers on the page; keyword and dense gave none
 
 
 def test_fragment_filters_cases_where_one_agent_hit_and_another_missed(

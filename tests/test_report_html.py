@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from report_cases import AGENTS, HOSTILE_QUERIES, make_report
+from report_cases import AGENTS, HOSTILE_QUERIES, make_report, priced
 
 from pytest_codesearch.report.aggregate import build_run_report
 from pytest_codesearch.report.formats import ReportFormat
@@ -106,6 +106,26 @@ def test_answers_carry_scores_paths_and_errors(report: RunReport) -> None:
     assert error_row[7][0][0] == "error" and error_row[7][0][7].startswith("RuntimeError: <b>")
     timeout_row = next(r for r in data["cases"] if r[1] == "case-00007")
     assert [answer[0] for answer in timeout_row[7]] == ["ok", "ok", "timeout"]
+
+
+def test_answers_carry_cost_and_tokens_when_an_agent_returned_them(report: RunReport, page: str) -> None:
+    page_priced = render_html(priced(report))
+    data = case_data(page_priced)
+    assert data["cost"] is True
+    rows = {row[1]: row[7] for row in data["cases"]}  # type: ignore[attr-defined]
+    bm25, keyword = list(AGENTS).index("bm25"), list(AGENTS).index("keyword")
+    assert rows["case-00010"][bm25][9:] == [0.0012, 1200, 80]
+    assert rows["case-00010"][keyword][9:] == [None, None, None]
+    assert rows["case-00008"][bm25][9:] == [None, None, None]
+    assert rows["case-00009"][bm25][9:] == [None, 1200, 80]  # a cost that is not a number is none
+    assert all(len(answer) == 12 for answers in rows.values() for answer in answers)
+    cost = page_priced.split('<section id="cost">')[1].split("</section>")[0]
+    rows_shown = re.findall(r'<tr><th scope="row">([^<]*)</th>((?:<td>[^<]*</td>)*)</tr>', cost)
+    assert [name for name, _ in rows_shown] == ["bm25"]
+    assert re.findall(r"<td>([^<]*)</td>", rows_shown[0][1])[2:5] == ["0.0696", "70,800", "4,720"]  # 58 costs, 59 tokens
+    plain = case_data(page)
+    assert "cost" not in plain and 'id="cost"' not in page and 'href="#cost"' not in page
+    assert all(len(a) == 9 for row in plain["cases"] for a in row[7])  # type: ignore[attr-defined]
 
 
 def test_status_columns_show_only_statuses_that_occur(page: str) -> None:

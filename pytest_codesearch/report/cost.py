@@ -31,14 +31,22 @@ def summarize_costs(cases: Sequence[CaseResult]) -> dict[str, AgentCost]:
     return costs
 
 
+def case_cost(case: CaseResult) -> dict[str, float]:
+    """Return the case's ``COST_KEYS`` that hold a number (not a string, a bool or NaN), as floats."""
+    metadata = case.metadata
+    if not metadata:
+        return {}
+    return {k: float(v) for k in COST_KEYS if _is_number(v := metadata.get(k))}  # type: ignore[arg-type]
+
+
 def _agent_cost(cases: list[CaseResult]) -> AgentCost | None:
     sums: dict[str, float] = {}
     reporting = 0
     for case in cases:
-        values = {k: v for k in COST_KEYS if _is_number(v := case.metadata.get(k))}
+        values = case_cost(case)
         reporting += bool(values)
         for key, value in values.items():
-            sums[key] = sums.get(key, 0.0) + float(value)  # type: ignore[arg-type]
+            sums[key] = sums.get(key, 0.0) + value
     if not reporting:
         return None
     metric = _correct_metric(cases)

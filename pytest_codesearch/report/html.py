@@ -25,6 +25,7 @@ from markupsafe import Markup
 from pytest_codesearch.report import charts, headline_metrics
 from pytest_codesearch.atomic import write_atomic
 from pytest_codesearch.report.breakdown import DIMENSIONS
+from pytest_codesearch.report.cost import COST_HEADER, cost_rows
 from pytest_codesearch.report.html_cases import SHOWN_PATHS, case_json
 from pytest_codesearch.report.model import CaseResult, GroupSummary, Leader, MetricSummary, RunReport
 from pytest_codesearch.report.recommend import Recommendations, recommend
@@ -90,6 +91,8 @@ def _render(report: RunReport, headline: Sequence[str] | None) -> str:
         run=report.run,
         headline=metrics,
         agents=agent_rows(report, metrics),
+        costs=cost_rows(report),
+        cost_header=COST_HEADER,
         picks=picks,
         charts=chart_set(report, picks),
         breakdowns=breakdown_tables(report, metrics, picks.metric),

@@ -16,6 +16,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from pytest_codesearch.report.cost import COST_KEYS, case_cost
 from pytest_codesearch.report.model import CaseResult, RunReport
 
 SHOWN_PATHS = 10
@@ -32,11 +33,14 @@ def case_json(report: RunReport, metric: str | None) -> Markup:
     by index. A case row is ``[goldset, id, query, ground truth, complexity, category, repo,
     answers]`` with one answer per agent (null when the agent was not given the case):
     ``[status, latency_ms, metric, f1, hit, first retrieved paths, retrieved count, error, failure]``.
+    When some agent returned a cost or tokens (``report.costs``), the data also holds
+    ``"cost": true`` and every answer three more fields: ``cost_usd, tokens_in, tokens_out`` (each
+    null when the answer's metadata did not hold that number; see ``cost.case_cost``).
     """
     column = {agent: i for i, agent in enumerate(report.agents)}
     hit = _hit_metric(report)
     paths: defaultdict[str, int] = defaultdict(count().__next__)  # path -> its index, in first-seen order
-    answer = _Answers(paths.__getitem__, metric, hit)
+    answer = _Answers(paths.__getitem__, metric, hit, costs=bool(report.costs))
     rows: dict[tuple[str, str], list[Any]] = {}
     for case in report.cases:
         key = (case.goldset, case.id)
@@ -49,7 +53,10 @@ def case_json(report: RunReport, metric: str | None) -> Markup:
         at = column.get(case.agent)
         if at is not None and row[7][at] is None:
             row[7][at] = answer(case)
-    data = {"agents": list(column), "metric": metric, "hit": hit, "paths": list(paths), "cases": list(rows.values())}
+    data: dict[str, Any] = {"agents": list(column), "metric": metric, "hit": hit}
+    if report.costs:
+        data["cost"] = True
+    data |= {"paths": list(paths), "cases": list(rows.values())}
     return Markup(script_safe_json(data))
 
 
@@ -81,13 +88,13 @@ class _Answers:
     was a tenth of the page's time. (A score of -0.0, which no scorer produces, shows as 0.0.)
     """
 
-    def __init__(self, path_index: Callable[[str], int], metric: str | None, hit: str | None) -> None:
-        self.path_index, self.metric, self.hit = path_index, metric or "", hit or ""
+    def __init__(self, path_index: Callable[[str], int], metric: str | None, hit: str | None, *, costs: bool) -> None:
+        self.path_index, self.metric, self.hit, self.costs = path_index, metric or "", hit or "", costs
         self.rounded = _Rounded()
 
     def __call__(self, case: CaseResult) -> list[Any]:
         scores, latency, rounded = case.metrics, case.latency_ms, self.rounded
-        return [
+        answer = [
             case.status,  # a str: JSON holds its value
             None if latency is None else round(latency, 3),
             rounded[scores.get(self.metric)],
@@ -98,6 +105,16 @@ class _Answers:
             None if case.error is None else case.error[:ERROR_CHARS],
             case.failure_category,
         ]
+        if self.costs:
+            answer += _cost_fields(case)
+        return answer
+
+
+def _cost_fields(case: CaseResult) -> list[float | int | None]:
+    """Return the answer's ``[cost_usd, tokens_in, tokens_out]``, tokens as integers, null where absent."""
+    found = case_cost(case)
+    cost, tokens_in, tokens_out = (found.get(key) for key in COST_KEYS)
+    return [cost, None if tokens_in is None else int(tokens_in), None if tokens_out is None else int(tokens_out)]
 
 
 class _Rounded(dict[float | None, float | None]):

@@ -7,6 +7,7 @@
   var OUTCOMES = ["hit", "miss", "error", "timeout", "crashed", "not_run"];
   // answer fields, see html.case_json
   var STATUS = 0, LATENCY = 1, METRIC = 2, F1 = 3, HIT = 4, PATHS = 5, COUNT = 6, ERROR = 7, FAILURE = 8;
+  var COST = 9, TOKENS_IN = 10, TOKENS_OUT = 11;  // only when D.cost: some agent returned a cost or tokens
   var state = { page: 0, sort: "case", descending: false, search: "", agents: D.agents.map(function () { return "any"; }) };
   var haystacks = null;
 
@@ -52,7 +53,8 @@
     if (state.sort === "query") { return row[2].toLowerCase(); }
     var parts = state.sort.split(":");
     var answer = row[7][Number(parts[1])];
-    var value = answer ? answer[parts[0] === "latency" ? LATENCY : METRIC] : null;
+    var field = parts[0] === "latency" ? LATENCY : parts[0] === "cost" ? COST : METRIC;
+    var value = answer ? answer[field] : null;
     return value === null || value === undefined ? null : value;
   }
 
@@ -81,6 +83,20 @@
     return list;
   }
 
+  function grouped(n) {
+    return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  }
+
+  function costFigures(answer) {  // "$0.0012", "1,200 in / 80 out tokens"
+    var figures = [];
+    if (answer[COST] !== null) { figures.push("$" + answer[COST].toFixed(4)); }
+    var tokens = [[TOKENS_IN, " in"], [TOKENS_OUT, " out"]].filter(function (t) { return answer[t[0]] !== null; });
+    if (tokens.length) {
+      figures.push(tokens.map(function (t) { return grouped(answer[t[0]]) + t[1]; }).join(" / ") + " tokens");
+    }
+    return figures;
+  }
+
   function answerCell(row, answer) {
     var cell = el("td");
     var result = outcome(row, answer);
@@ -90,6 +106,7 @@
     if (answer[METRIC] !== null) { figures.push((D.metric || "score") + " " + answer[METRIC].toFixed(3)); }
     if (answer[F1] !== null && D.metric !== "f1") { figures.push("f1 " + answer[F1].toFixed(3)); }
     if (answer[LATENCY] !== null) { figures.push(answer[LATENCY].toFixed(2) + " ms"); }
+    if (D.cost) { figures = figures.concat(costFigures(answer)); }
     if (answer[FAILURE]) { figures.push(answer[FAILURE]); }
     cell.appendChild(el("span", " " + figures.join(" · ")));
     if (answer[ERROR]) { cell.appendChild(el("div", answer[ERROR], "error-text")); }
@@ -200,6 +217,7 @@
     D.agents.forEach(function (agent, a) {
       option(sort, "metric:" + a, agent + ": " + (D.metric || "score"));
       option(sort, "latency:" + a, agent + ": latency");
+      if (D.cost) { option(sort, "cost:" + a, agent + ": cost"); }
     });
     sort.value = state.sort;
     sort.addEventListener("change", function () { state.sort = sort.value; state.page = 0; update(); });
