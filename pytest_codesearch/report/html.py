@@ -204,13 +204,11 @@ def _is_best(agent: str, leader: Leader | None) -> bool:
 def chart_set(report: RunReport, picks: Recommendations) -> dict[str, Markup]:
     """Return the page's charts by name: distributions, latency histogram, quality against latency."""
     found: dict[str, Markup] = {}
-    by_agent = _cases_by_agent(report)
     shown = [m for m in dict.fromkeys([picks.metric, "f1"]) if m is not None]
+    scores, latencies = _series(report, shown)
     for metric in shown:
-        series = {a: [c.metrics[metric] for c in cases if metric in c.metrics] for a, cases in by_agent.items()}
-        if any(series.values()):
-            found[f"{metric} per case"] = charts.distribution(series, label=metric)
-    latencies = {a: _latencies(cases) for a, cases in by_agent.items()}
+        if any(scores[metric].values()):
+            found[f"{metric} per case"] = charts.distribution(scores[metric], label=metric)
     found["latency per case"] = charts.histogram(latencies, label="median latency per case (ms)")
     if picks.metric is not None:
         found[f"{picks.metric} against latency"] = _tradeoff(report, picks)
@@ -235,18 +233,30 @@ def _tradeoff(report: RunReport, picks: Recommendations) -> Markup:
     return charts.scatter(points, x_label="p50 latency (ms)", y_label=f"mean {metric}", log_x=log_x)
 
 
-def _cases_by_agent(report: RunReport) -> dict[str, list[CaseResult]]:
-    """Return agent -> its cases in report order, for every agent of the report."""
-    found: dict[str, list[CaseResult]] = {a: [] for a in report.agents}
+def _series(
+    report: RunReport, metrics: Sequence[str]
+) -> tuple[dict[str, dict[str, list[float]]], dict[str, list[float]]]:
+    """Return metric -> agent -> its per-case scores, and agent -> its positive answered latencies.
+
+    In one pass over the cases, for every agent of the report, in report order. Latencies are the
+    per-case medians of the answered cases above 0 (a log axis needs > 0).
+    """
+    scores: dict[str, dict[str, list[float]]] = {m: {a: [] for a in report.agents} for m in metrics}
+    latencies: dict[str, list[float]] = {a: [] for a in report.agents}
+    wanted = [(m, scores[m]) for m in metrics]
     for case in report.cases:
-        if case.agent in found:
-            found[case.agent].append(case)
-    return found
-
-
-def _latencies(cases: Sequence[CaseResult]) -> list[float]:
-    """Return the positive per-case median latencies of the answered cases (a log axis needs > 0)."""
-    return [c.latency_ms for c in cases if c.status == "ok" and c.latency_ms is not None and c.latency_ms > 0]
+        agent = case.agent
+        if agent not in latencies:
+            continue
+        values = case.metrics
+        for metric, series in wanted:
+            value = values.get(metric)
+            if value is not None:
+                series[agent].append(value)
+        latency = case.latency_ms
+        if case.status is Status.OK and latency is not None and latency > 0:
+            latencies[agent].append(latency)
+    return scores, latencies
 
 
 def breakdown_tables(
