@@ -51,7 +51,7 @@ SKIPPED_FILES = {
 
 Agent = BM25Agent | KeywordAgent
 AGENTS: list[Callable[[], Agent]] = [
-    lambda: BM25Agent(max_bytes=MAX_BYTES),
+    lambda: BM25Agent(max_bytes=MAX_BYTES, files="all"),
     lambda: KeywordAgent(max_bytes=MAX_BYTES),
 ]
 
@@ -255,7 +255,7 @@ def test_bm25_agent_scores_equal_rank_bm25_of_text_plus_weighted_path(
     files = list(iter_text_files(repo, max_bytes=MAX_BYTES))
     text = BM25Okapi([tokenize(text) for _, text in files], k1=k1, b=b)
     paths = BM25Okapi([path_tokens(path) for path, _ in files], k1=k1, b=b)
-    agent = BM25Agent(k1=k1, b=b, path_weight=path_weight, max_bytes=MAX_BYTES)
+    agent = BM25Agent(k1=k1, b=b, path_weight=path_weight, max_bytes=MAX_BYTES, files="all")
     agent.initialize(str(repo))
     query = "snapshot checksum retry src storage"
     result = agent.retrieve(query)
@@ -308,7 +308,7 @@ def _reference_bm25f(
 @pytest.mark.parametrize("weight", [0.0, 2.0, 4.0])
 def test_bm25f_scores_equal_a_term_by_term_reference(repo: Path, weight: float) -> None:
     files = list(iter_text_files(repo, max_bytes=MAX_BYTES))
-    agent = BM25Agent(path_weight=weight, fields="bm25f", max_bytes=MAX_BYTES)
+    agent = BM25Agent(path_weight=weight, fields="bm25f", max_bytes=MAX_BYTES, files="all")
     agent.initialize(str(repo))
     query = "snapshot checksum retry src storage kangaroo snapshot"
     result = agent.retrieve(query)

@@ -45,38 +45,54 @@ from pytest_codesearch.repo.reader import SnapshotView
 from pytest_codesearch.agents.corpus import IndexCache, SnapshotIndexer, build_token_corpus, rank_files
 from pytest_codesearch.agents.postings import TokenCorpus
 from pytest_codesearch.agents.tokencache import TokenCache, shared_token_cache
+from pytest_codesearch.agents.sourcefiles import any_source, is_source_path
 from pytest_codesearch.agents.testpaths import is_test_path
 from pytest_codesearch.agents.tokenize import path_tokens, tokenize
 
 
 @dataclass(frozen=True, eq=False)
 class Bm25Index:
-    """A corpus with, by df, the idf of its terms, and each document's ``k1 * (1 - b + b * len / avgdl)``."""
+    """A corpus with, by df, the idf of its terms, and each document's ``k1 * (1 - b + b * len / avgdl)``.
+
+    ``df`` counts, per term id, the documents the statistics cover: every live one, or those kept.
+    """
 
     corpus: TokenCorpus
     idf_by_df: npt.NDArray[np.float64]
     norm: npt.NDArray[np.float64]
     k1: float
+    df: npt.NDArray[np.int64]
 
     def idf(self, term: str) -> float:
-        """Return the idf of ``term`` (0.0 for a term no document holds: it has no postings to weigh)."""
+        """Return the idf of ``term`` (0.0 for a term no covered document holds: nothing to weigh)."""
         term_id = self.corpus.vocabulary.get(term)
-        df = self.corpus.df
+        df = self.df
         if term_id is None or term_id >= len(df) or df[term_id] == 0:
             return 0.0
         return float(self.idf_by_df[df[term_id]])
 
 
 def build_bm25_index(
-    corpus: TokenCorpus, k1: float = 1.5, b: float = 0.75, epsilon: float = 0.25
+    corpus: TokenCorpus,
+    k1: float = 1.5,
+    b: float = 0.75,
+    epsilon: float = 0.25,
+    keep: npt.NDArray[np.bool_] | None = None,
 ) -> Bm25Index:
     """Return the idf of every document frequency and the length normaliser of each document.
 
     Every term of one document frequency has the same idf, so idf is computed per distinct df, and
-    mean(idf) summed by df does not depend on term ids (see the module docstring).
+    mean(idf) summed by df does not depend on term ids (see the module docstring). With ``keep`` (a
+    mask over document numbers, live ones only) N, df and avgdl count the kept documents alone: the
+    others are never ranked, so their words should not make the query's rarer or commoner.
     """
-    n_docs = corpus.size
-    df = corpus.document_frequencies()
+    if keep is None:
+        n_docs, df, lengths = corpus.size, corpus.document_frequencies(), corpus.live_lengths()
+    else:
+        kept = np.flatnonzero(keep)
+        n_docs, lengths = len(kept), corpus.doc_lengths[kept]
+        term_ids = [corpus.documents[i][0] for i in kept]
+        df = np.bincount(np.concatenate(term_ids), minlength=len(corpus.df)) if term_ids else corpus.df * 0
     present = np.bincount(df[df > 0]).astype(np.float64) if len(df) else np.zeros(1)
     frequencies = np.arange(max(len(present), 1), dtype=np.float64)
     idf_by_df = np.log(n_docs - frequencies + 0.5) - np.log(frequencies + 0.5)
@@ -84,11 +100,11 @@ def build_bm25_index(
     if terms:
         mean_idf = float(np.sum(present * idf_by_df[: len(present)])) / terms
         idf_by_df[idf_by_df < 0] = epsilon * mean_idf
-    total = int(corpus.live_lengths().sum())
+    total = int(lengths.sum())
     # With no tokens at all there are no postings to weigh; avoid dividing by a zero avgdl.
     avgdl = total / n_docs if total else 1.0
     norm = (k1 * (1 - b + b * corpus.doc_lengths / avgdl)).astype(np.float64)
-    return Bm25Index(corpus=corpus, idf_by_df=idf_by_df, norm=norm, k1=k1)
+    return Bm25Index(corpus=corpus, idf_by_df=idf_by_df, norm=norm, k1=k1, df=np.asarray(df, dtype=np.int64))
 
 
 def bm25_scores(index: Bm25Index, query_tokens: Sequence[str]) -> npt.NDArray[np.float64]:
@@ -105,15 +121,16 @@ def bm25_scores(index: Bm25Index, query_tokens: Sequence[str]) -> npt.NDArray[np
 
 @dataclass(frozen=True, eq=False)
 class FieldIndex:
-    """A snapshot's content index, the index of its live files' paths, and which documents are tests.
+    """A snapshot's content index, the index of its ranked files' paths, and which documents are ranked.
 
-    ``path_docs[i]`` is the content document number of path document ``i``.
+    ``path_docs[i]`` is the content document number of path document ``i``; ``ranked`` marks the
+    documents an answer may hold (see :func:`ranked_documents`), the only ones both indexes count.
     """
 
     content: Bm25Index
     paths: Bm25Index
     path_docs: npt.NDArray[np.int64]
-    tests: npt.NDArray[np.bool_]
+    ranked: npt.NDArray[np.bool_]
 
     @property
     def corpus(self) -> TokenCorpus:
@@ -121,38 +138,55 @@ class FieldIndex:
         return self.content.corpus
 
 
-def build_field_index(corpus: TokenCorpus, k1: float = 1.2, b: float = 0.75) -> FieldIndex:
-    """Return the content and path indexes of ``corpus``'s live documents (see :class:`FieldIndex`)."""
-    alive = np.ones(len(corpus.paths), dtype=np.bool_)
-    if corpus.live is not None:
-        alive[: corpus.base_size] = corpus.live
-    path_docs = np.flatnonzero(alive).astype(np.int64)
+FILE_SETS = ("source", "all")
+"""What ``BM25Agent`` ranks, by the name its ``files`` parameter takes."""
+
+
+def ranked_documents(corpus: TokenCorpus, files: str, exclude_tests: bool) -> npt.NDArray[np.bool_]:
+    """Return which live documents of ``corpus`` an answer may hold.
+
+    ``files="source"``: source files (:func:`~pytest_codesearch.agents.sourcefiles.is_source_path`),
+    tests among them unless ``exclude_tests``; a snapshot without any source file falls back to
+    ``"all"``: every text file, tests left out when ``exclude_tests``.
+    """
+    ranked = np.zeros(len(corpus.paths), dtype=np.bool_)
+    ranked[corpus.base_size :] = True
+    ranked[: corpus.base_size] = True if corpus.live is None else corpus.live
+    live = np.flatnonzero(ranked)
+    if files == "source" and any_source(corpus.paths[i] for i in live):
+        chosen = [is_source_path(corpus.paths[i], tests=not exclude_tests) for i in live]
+    else:
+        chosen = [not (exclude_tests and is_test_path(corpus.paths[i])) for i in live]
+    ranked[live] = np.array(chosen, dtype=np.bool_)
+    return ranked
+
+
+def build_field_index(
+    corpus: TokenCorpus, k1: float = 1.2, b: float = 0.75, files: str = "source", exclude_tests: bool = True
+) -> FieldIndex:
+    """Return the content and path indexes of ``corpus``'s ranked documents (see :class:`FieldIndex`)."""
+    ranked = ranked_documents(corpus, files, exclude_tests)
+    path_docs = np.flatnonzero(ranked).astype(np.int64)
     paths = build_token_corpus((corpus.paths[i], Counter(path_tokens(corpus.paths[i]))) for i in path_docs)
-    tests = np.fromiter((is_test_path(p) for p in corpus.paths), dtype=np.bool_, count=len(corpus.paths))
-    return FieldIndex(build_bm25_index(corpus, k1, b), build_bm25_index(paths, k1, b), path_docs, tests)
+    return FieldIndex(build_bm25_index(corpus, k1, b, keep=ranked), build_bm25_index(paths, k1, b), path_docs, ranked)
 
 
-def field_scores(
-    index: FieldIndex, query_tokens: Sequence[str], path_weight: float, exclude_tests: bool
-) -> npt.NDArray[np.float64]:
-    """Return ``bm25(content) + path_weight * bm25(path)`` per document, tests at 0 when excluded."""
+def field_scores(index: FieldIndex, query_tokens: Sequence[str], path_weight: float) -> npt.NDArray[np.float64]:
+    """Return ``bm25(content) + path_weight * bm25(path)`` per document, 0 for those not ranked."""
     scores = bm25_scores(index.content, query_tokens)
     if path_weight:
         scores[index.path_docs] += path_weight * bm25_scores(index.paths, query_tokens)
-    if exclude_tests:
-        scores[index.tests] = 0.0
+    scores[~index.ranked] = 0.0
     return scores
 
 
-def bm25f_scores(
-    index: FieldIndex, query_tokens: Sequence[str], path_weight: float, exclude_tests: bool
-) -> npt.NDArray[np.float64]:
+def bm25f_scores(index: FieldIndex, query_tokens: Sequence[str], path_weight: float) -> npt.NDArray[np.float64]:
     """Return the BM25F score of every document: text and ``path_weight`` x path counts, saturated together.
 
     For a query token ``t``, ``tf~ = tf_text / B_text + path_weight * tf_path / B_path`` with
     ``B = 1 - b + b * len / avgdl`` of each field, and the score adds ``idf(t) * tf~ * (k1 + 1) /
     (k1 + tf~)``. ``idf`` is the text field's, or the path field's for a token no text holds.
-    With ``path_weight`` 0 this is BM25 over the text alone.
+    With ``path_weight`` 0 this is BM25 over the text alone. Documents not ranked score 0.
     """
     content, paths = index.content, index.paths
     k1 = content.k1
@@ -174,8 +208,7 @@ def bm25f_scores(
             saturated = tf[touched]
             scores[touched] += repeats * idf * saturated * (k1 + 1) / (k1 + saturated)
             tf[touched] = 0.0
-    if exclude_tests:
-        scores[index.tests] = 0.0
+    scores[~index.ranked] = 0.0
     return scores
 
 
@@ -204,6 +237,7 @@ class BM25Agent:
         path_weight: float = 4.0,
         exclude_tests: bool = True,
         fields: str = "sum",
+        files: str = "source",
         top_n: int = 50,
         max_bytes: int = 1_000_000,
         cached_indexes: int = 4,
@@ -213,6 +247,8 @@ class BM25Agent:
             raise ValueError(
                 f"BM25Agent needs path_weight >= 0 and top_n >= 1, got {path_weight} and {top_n}"
             )
+        if files not in FILE_SETS:
+            raise ValueError(f"BM25Agent files={files!r}: choose one of {', '.join(FILE_SETS)}")
         if fields not in FIELD_MODES:
             raise ValueError(f"BM25Agent fields={fields!r}: choose one of {', '.join(FIELD_MODES)}")
         self.k1 = k1
@@ -220,6 +256,7 @@ class BM25Agent:
         self.path_weight = path_weight
         self.exclude_tests = exclude_tests
         self.fields = fields
+        self.files = files
         self.top_n = top_n
         self.max_bytes = max_bytes
         self.token_cache = shared_token_cache() if token_cache is None else token_cache
@@ -229,7 +266,7 @@ class BM25Agent:
 
     def _build(self, directory: Path) -> FieldIndex:
         """Return the index of ``directory`` (the cache calls this once per directory)."""
-        return build_field_index(self._indexer.index(directory), self.k1, self.b)
+        return build_field_index(self._indexer.index(directory), self.k1, self.b, self.files, self.exclude_tests)
 
     @property
     def index(self) -> FieldIndex:
@@ -249,7 +286,7 @@ class BM25Agent:
     def retrieve(self, query: str) -> RetrievalResult:
         """Return the files of the current directory that best match ``query``."""
         index = self.index
-        scores = FIELD_MODES[self.fields](index, tokenize(query), self.path_weight, self.exclude_tests)
+        scores = FIELD_MODES[self.fields](index, tokenize(query), self.path_weight)
         return rank_files(index.content.corpus, scores, self.top_n)
 
     def reset(self) -> None:
