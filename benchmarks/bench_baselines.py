@@ -42,7 +42,7 @@ from typing import Any, Protocol
 
 import pygit2
 
-from pytest_codesearch.repo.snapshot import SnapshotStore
+from pytest_codesearch.repo.reader import SnapshotView, TreeReader, remember_view
 
 from pytest_codesearch.agents.bm25 import BM25Agent
 from pytest_codesearch.agents.sourcefiles import is_source_path
@@ -303,18 +303,23 @@ def _mirror(mirrors: dict[str, str], repo: str) -> str | None:
 
 def _locator(searcher: Searcher, mirrors: dict[str, str], cache: Path) -> Callable[[Instance], str]:
     """Return how ``searcher`` is told an instance's snapshot: ``git_dir@commit`` for bm25s; for our
-    agents the harness's way: the snapshot's view through ``use_snapshot``, then its root."""
-    store = SnapshotStore(cache, materialize=False)
+    agents the harness's way: the snapshot's view through ``use_snapshot``, then its root.
+
+    The view lists the blobs the mirror holds (:func:`list_present_tree`): the snapshot store refuses a
+    tree with missing blobs, and some mirrors keep their largest files out."""
 
     def where(instance: Instance) -> str:
         git_dir = _mirror(mirrors, instance.repo) or ""
         if isinstance(searcher, Bm25sSearcher):
             return f"{git_dir}@{instance.base_commit}"
-        snapshot = store.get(Path(git_dir), instance.base_commit)
+        repo = _open_repo(git_dir)
+        listing = list_present_tree(repo, repo.revparse_single(instance.base_commit).peel(pygit2.Commit).tree)
+        view = SnapshotView(cache / listing.tree_id, listing.tree_id, TreeReader(listing.repository or "", listing))
+        remember_view(view)
         hook = getattr(searcher, "use_snapshot", None)
         if callable(hook):
-            hook(snapshot.view())
-        return str(snapshot.root)
+            hook(view)
+        return str(view.root)
 
     return where
 
