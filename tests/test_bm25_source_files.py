@@ -98,7 +98,7 @@ def test_scores_are_bm25_over_the_source_files_alone(tree: Path) -> None:
     text = BM25Okapi([tokenize(FILES[path]) for path in ranked], k1=1.2, b=0.75)
     paths = BM25Okapi([path_tokens(path) for path in ranked], k1=1.2, b=0.75)
     query = "evict oldest entry src cache save"
-    combined = text.get_scores(tokenize(query)) + 4.0 * paths.get_scores(tokenize(query))
+    combined = text.get_scores(tokenize(query)) + 2.0 * paths.get_scores(tokenize(query))
     expected = dict(zip(ranked, combined))
     agent = BM25Agent()
     agent.initialize(str(tree))
