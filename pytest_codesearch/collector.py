@@ -18,6 +18,7 @@ from pytest_codesearch.report.formats import write_reports
 from pytest_codesearch.report.journal import JournalEnd, JournalHeader, JournalWriter, RunRecords
 from pytest_codesearch.report.model import AgentInfo, CaseResult, InvalidEntry, RunInfo, RunReport
 from pytest_codesearch.report.terminal import render_terminal
+from pytest_codesearch.repo.prune import pruning_note
 from pytest_codesearch.resume import file_digest
 from pytest_codesearch.run_end import RunEnd
 from pytest_codesearch.runner.inprocess import timing_overhead_ns
@@ -47,6 +48,7 @@ class RunCollector:
         self.report: RunReport | None = None
         self.write_error: str | None = None
         self.end = RunEnd(config, state)  # history, partial runs, gates, TREC, CI outputs
+        self.started = time.time()
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         """Take the resumed cases; the journal opens once collection says where the report goes."""
@@ -151,6 +153,10 @@ class RunCollector:
         )
         for line in self.end.lines:
             terminalreporter.write_line(line, red=line in self.end.failures)
+        settings = self.state.settings
+        note = pruning_note(settings.cache_dir / "snapshots", self.started, settings.cache_size)
+        if note is not None:
+            terminalreporter.write_line(note)
 
     def _collected(self, nodeids: list[str]) -> None:
         new = [n for n in nodeids if n not in self.records.collected]

@@ -16,6 +16,7 @@ from typing import Literal
 
 from pytest_codesearch.optiontypes import (
     Boolean,
+    ByteSize,
     Choice,
     Cutoffs,
     Integer,
@@ -34,6 +35,7 @@ DEFAULT_RUNS = 3
 DEFAULT_KS = (1, 5, 10)
 DEFAULT_REPORT_DIR = "codesearch-report"
 DEFAULT_CACHE_DIR = ".codesearch"
+DEFAULT_CACHE_SIZE = "2GB"
 DEFAULT_BOOTSTRAP = 1000
 DEFAULT_ALPHA = 0.05
 DEFAULT_INDEX_TIMEOUT = 600.0
@@ -142,6 +144,10 @@ OPTIONS: tuple[Option, ...] = (
     Option("cache_dir", PathValue(metavar="DIR"), DEFAULT_CACHE_DIR, "where repository snapshots are kept",
            flag="--codesearch-cache-dir", ini="codesearch_cache_dir", default_base="rootdir",
            shown_default=f"`<rootdir>/{DEFAULT_CACHE_DIR}`"),
+    Option("cache_size", ByteSize(), DEFAULT_CACHE_SIZE, "bound on the snapshot directories and blob files "
+           "under the cache dir (e.g. 500MB, 2GB, unlimited; K/M/G are powers of 1024): the least recently used "
+           "go first, never one in use (docs/cache.md)", flag="--codesearch-cache-size", ini="codesearch_cache_size",
+           yaml="evaluation.cache_size"),
     Option("config_path", PathValue(metavar="FILE"), None, "the YAML benchmark file (see docs/config.md)",
            flag="--codesearch-config", ini="codesearch_config"),
     Option("generate", Boolean(), False, "mine a git history into a gold set instead of running tests",

@@ -8,6 +8,7 @@ boolean and ``0123`` into 83. Every error names where the value came from.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -139,6 +140,31 @@ class Choice:
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise origin.error(f"expected one of {', '.join(self.choices)}, got {value!r}{hint}")
         return text
+
+
+_UNITS = {"": 1, "b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+
+
+@dataclass(frozen=True)
+class ByteSize:
+    """A size such as ``500MB``, ``2GB``, ``1.5G`` (K, M, G, T: powers of 1024; a plain number: bytes),
+    or ``unlimited``."""
+
+    metavar: str = "SIZE"
+
+    def parse(self, value: object, origin: Origin) -> int | None:
+        """Return the size in bytes (at least 1 MiB), or None for ``unlimited``."""
+        text = Text().parse(value, origin).lower().replace(" ", "")
+        if text == "unlimited":
+            return None
+        match = re.fullmatch(r"(\d+(?:\.\d+)?)([kmgt]?)(?:i?b)?|(\d+)b?", text)
+        if match is None:
+            raise origin.error(f"expected a size such as 500MB or 2GB (or unlimited), got {value!r}")
+        number, unit = (match[1], match[2]) if match[1] else (match[3], "")
+        size = int(float(number) * _UNITS[unit])
+        if size < 1 << 20:
+            raise origin.error(f"must be at least 1MB, got {value!r}")
+        return size
 
 
 @dataclass(frozen=True)

@@ -115,7 +115,10 @@ def pytest_configure(config: pytest.Config) -> None:
         choices=choices,
         seed=seed,
         snapshots=SnapshotStore(
-            settings.cache_dir / "snapshots", materialize=False, exclude=_harness_paths(config, settings)
+            settings.cache_dir / "snapshots",
+            materialize=False,
+            exclude=_harness_paths(config, settings),
+            size_limit=settings.cache_size,
         ),
         worker_id=None if workerinput is None else workerinput.get("workerid"),
         resumed=resumed,

@@ -43,6 +43,8 @@ class Settings:
     ks: tuple[int, ...]
     report_dir: Path
     cache_dir: Path
+    cache_size: int | None = 2 << 30
+    """Bytes the snapshot cache may hold (None: unbounded); see ``repo/prune.py``."""
     f_beta: float | None = None
     bootstrap: int = DEFAULT_BOOTSTRAP
     alpha: float = DEFAULT_ALPHA

@@ -62,7 +62,7 @@ def test_base_commit_searches_that_tree_not_the_working_tree(pytester: pytest.Py
     assert records["head"]["retrieved"] == ["src/token.py"]
     assert records["old"]["snapshot"] != records["head"]["snapshot"]
     snapshots = pytester.path / ".codesearch" / "snapshots"
-    tree_dirs = sorted(p.name for p in snapshots.iterdir() if p.is_dir())
+    tree_dirs = sorted(p.name for p in snapshots.iterdir() if p.is_dir() and not p.name.startswith("."))
     assert tree_dirs == sorted([records["old"]["snapshot"], records["head"]["snapshot"], "blobs"])
     assert not list(snapshots.rglob(".git"))
 

@@ -63,7 +63,7 @@ def read_tree_files(snapshot: Snapshot) -> dict[str, bytes]:
 
 def cache_entries(cache: Path) -> list[str]:
     """The snapshot directories and manifests in ``cache`` (the shared blob files are tested apart)."""
-    return sorted(entry.name for entry in cache.iterdir() if entry.name != "blobs")
+    return sorted(e.name for e in cache.iterdir() if e.name != "blobs" and not e.name.startswith("."))
 
 
 def test_commit_that_is_not_head_is_materialised_without_git(

@@ -71,7 +71,8 @@ class Crafted:
         root = store.directory(snapshot)
         assert list(self.sentinel.iterdir()) == []
         assert outside(self.tmp_path, self.cache) == before
-        assert sorted(os.listdir(self.cache)) == sorted([str(tree_id), f"{tree_id}.json", "blobs"])  # no scratch
+        expected = [str(tree_id), f"{tree_id}.json", "blobs", ".marks", ".prune.lock"]  # no scratch
+        assert sorted(os.listdir(self.cache)) == sorted(expected)
         for blob in (self.cache / "blobs").iterdir():
             assert blob.is_file() and not blob.is_symlink() and blob.stat().st_mode & 0o777 in {0o444, 0o555}
         written = on_disk(root)
@@ -195,5 +196,5 @@ def test_a_missing_object_names_the_entry_and_the_tree(crafted: Crafted) -> None
     store = SnapshotStore(crafted.cache)
     with pytest.raises(SnapshotError, match=rf"tree {tree_id}: object 3{{40}} for 'pkg/gone.py' is missing"):
         store.get(crafted.tmp_path / "project", head)
-    assert sorted(os.listdir(crafted.cache)) == ["blobs"] and list(crafted.sentinel.iterdir()) == []
+    assert sorted(os.listdir(crafted.cache)) == [".marks", ".prune.lock", "blobs"] and not list(crafted.sentinel.iterdir())
     assert os.listdir(crafted.cache / "blobs") == [str(crafted.blob)]  # a complete blob file, no scratch

@@ -33,6 +33,7 @@ from pytest_codesearch.repo.manifest import (
     read_manifest,
     write_manifest,
 )
+from pytest_codesearch.repo.prune import building, record_size
 
 __all__ = [
     "MANIFEST_VERSION",
@@ -87,13 +88,15 @@ def materialize_tree(
     cache_dir.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f".{tree_id[:12]}-", suffix=".tmp", dir=cache_dir))
     try:
-        try:
-            listing = _write_tree(repo, tree, scratch, BlobStore.beside(cache_dir) if link_blobs else None)
-        except MaterializeError as exc:  # name the tree beside the entry
-            raise MaterializeError(f"tree {tree_id}: {exc}") from None
-        os.chmod(scratch, 0o755)
-        write_manifest(cache_dir, listing)  # before the rename: an existing directory implies a manifest
-        _publish(scratch, target)
+        with building(cache_dir):  # no pruner may take a blob between its writing and its linking
+            try:
+                listing = _write_tree(repo, tree, scratch, BlobStore.beside(cache_dir) if link_blobs else None)
+            except MaterializeError as exc:  # name the tree beside the entry
+                raise MaterializeError(f"tree {tree_id}: {exc}") from None
+            os.chmod(scratch, 0o755)
+            write_manifest(cache_dir, listing)  # before the rename: an existing directory implies a manifest
+            record_size(cache_dir, tree_id, scratch)
+            _publish(scratch, target)
     finally:
         if scratch.exists():
             shutil.rmtree(scratch, ignore_errors=True)

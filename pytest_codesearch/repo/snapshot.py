@@ -40,11 +40,14 @@ from pytest_codesearch.repo.reader import (
     adopt_repository,
     remember_view,
 )
+from pytest_codesearch.repo.prune import WORKTREES, Holds, Pruned, prune
 from pytest_codesearch.repo.revs import peel_commit
 from pytest_codesearch.repo.worktree import WorktreeListing, link_worktree, list_worktree, worktree_directory
 
 _SUBTREE_MEMO_SIZE = 50_000
 """Subtree listings a store keeps before starting afresh (each shares its entries with the others)."""
+PRUNE_EVERY = 16
+"""A store prunes the cache after its first directory built and after every this many more."""
 
 
 class SnapshotError(Exception):
@@ -95,18 +98,32 @@ class SnapshotStore:
 
     Trees are materialised under ``cache_dir``, which processes may share. With ``materialize=False`` a
     commit's snapshot is only listed (its manifest written beside the directory it will have) until
-    :meth:`directory` is called. A directory searched as it is never shows ``.git``, ``cache_dir`` or
+    :meth:`directory` is called. Directories this process searched last are held from pruning
+    (``prune.py``); after every :data:`PRUNE_EVERY` directories it builds, the store prunes the cache
+    down to ``size_limit`` bytes (None: only directories that take more than the blobs they link). A directory searched as it is never shows ``.git``, ``cache_dir`` or
     any path in ``exclude`` (files or directories; more can be added with :meth:`exclude`).
     Repositories are opened once per process and never handed across a fork (PITFALLS 24).
     """
 
-    def __init__(self, cache_dir: Path, *, materialize: bool = True, exclude: Iterable[Path] = ()) -> None:
+    def __init__(
+        self,
+        cache_dir: Path,
+        *,
+        materialize: bool = True,
+        exclude: Iterable[Path] = (),
+        size_limit: int | None = None,
+    ) -> None:
         self.cache_dir = Path(cache_dir).absolute()
         self.materialize = materialize
+        self.size_limit = size_limit
+        self.pruned = Pruned()
+        """What this store's pruning passes removed (``prune.py``)."""
+        self._holds = Holds()
+        self._builds = 0
+        self._added = 0
         self._snapshots: dict[tuple[Path, str | None], Snapshot] = {}
         self._resolved: dict[Path, Path] = {}
         self._repositories: dict[Path, pygit2.Repository] = {}
-        self._written: set[str] = set()
         self._subtrees: SubtreeMemo = {}
         self._worktrees: dict[Path, WorktreeListing] = {}
         self._excluded: set[str] = set()
@@ -158,16 +175,48 @@ class SnapshotStore:
         """
         listing = self._worktrees.get(snapshot.root)
         if listing is not None:
+            if not listing.hidden:
+                return listing.root
+            self._holds.hold(self.cache_dir, f"{WORKTREES}/{listing.signature}")
+            built = not snapshot.root.is_dir()
             try:
-                return link_worktree(self.cache_dir, listing)
+                link_worktree(self.cache_dir, listing)
             except OSError as exc:
                 raise SnapshotError(f"{listing.root}: cannot link its files into {self.cache_dir}: {exc}") from None
-        if snapshot.tree_id is None or snapshot.tree_id in self._written or snapshot.commit is None:
+            return self._built(snapshot.root) if built else snapshot.root
+        if snapshot.tree_id is None or snapshot.commit is None:
+            return snapshot.root
+        self._holds.hold(self.cache_dir, snapshot.tree_id)
+        if snapshot.root.is_dir():
             return snapshot.root
         repository = self._repository(snapshot.repo, snapshot.commit)
         tree = repository[snapshot.commit].peel(pygit2.Commit).tree
-        self._materialize(repository, tree, snapshot.repo, snapshot.commit)
-        return snapshot.root
+        written = self._materialize(repository, tree, snapshot.repo, snapshot.commit)[1]
+        return self._built(snapshot.root, sum(f.size for f in written.files))
+
+    def _built(self, root: Path, size: int = 0) -> Path:
+        """Count a directory built, of ``size`` bytes at most; prune the cache on the first build, then
+        after every ``PRUNE_EVERY`` builds or once the builds may have added an eighth of ``size_limit``."""
+        self._added += size
+        limit = self.size_limit
+        if self._builds % PRUNE_EVERY == 0 or (limit is not None and self._added * 8 > limit):
+            self.prune()
+            self._builds, self._added = 0, 0
+        self._builds += 1
+        return root
+
+    def prune(self) -> Pruned:
+        """Prune the cache now (see ``prune.py``) and return what was removed."""
+        try:
+            pruned = prune(self.cache_dir, self.size_limit)
+        except OSError:  # a cache we cannot prune is still usable
+            return Pruned()
+        self.pruned += pruned
+        return pruned
+
+    def close(self) -> None:
+        """Release the directories this store holds from pruning."""
+        self._holds.release()
 
     def _directory_snapshot(self, path: Path) -> Snapshot:
         """Return the snapshot of a directory as it is, or raise if it is a git directory with no files."""
@@ -185,7 +234,11 @@ class SnapshotStore:
         repository = self._repository(path, rev)
         commit = _resolve_commit(repository, path, rev)
         if self.materialize:
+            self._holds.hold(self.cache_dir, str(commit.tree.id))
+            built = not (self.cache_dir / str(commit.tree.id)).is_dir()
             root, listing = self._materialize(repository, commit.tree, path, rev)
+            if built:
+                self._built(root, sum(f.size for f in listing.files))
         else:
             root, listing = self._list(repository, commit.tree, path, rev)
         files = frozenset(item.path for item in listing.files)
@@ -201,7 +254,6 @@ class SnapshotStore:
             raise SnapshotError(f"{path}: cannot materialise {rev!r}: {exc}; the clone may be incomplete") from None
         except OSError as exc:
             raise SnapshotError(f"{path}: cannot write the snapshot of {rev!r} into {self.cache_dir}: {exc}") from None
-        self._written.add(listing.tree_id)
         return root, listing
 
     def _list(

@@ -20,9 +20,9 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
 
+from pytest_codesearch.repo.prune import WORKTREES, record_size
+
 GIT_DIR = ".git"
-WORKTREES = "worktrees"
-"""The folder of the cache that holds linked working trees."""
 STALE_SECONDS = 24 * 3600
 """A linked copy of a working tree unused this long is removed when another copy of that tree is made."""
 
@@ -94,6 +94,7 @@ def link_worktree(cache_dir: Path, listing: WorktreeListing) -> Path:
     try:
         _link_files(listing, scratch)
         os.chmod(scratch, 0o755)
+        record_size(cache_dir, f"{WORKTREES}/{listing.signature}", scratch)
         try:
             os.rename(scratch, target)
         except OSError:  # another process published it first: keep theirs
