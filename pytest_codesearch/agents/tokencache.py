@@ -16,6 +16,10 @@ Memory is bounded two ways:
 * the vocabulary only grows while a process runs; when it passes ``max_terms`` at the start of an
   index build (:meth:`TokenCache.trim`) the cache starts again with an empty vocabulary and no blobs.
   Indexes built before keep the vocabulary they were built with.
+
+With a :attr:`TokenCache.store` (the plugin gives the shared cache one under ``--codesearch-cache-dir``),
+a blob missing from memory is looked up on disk before it is read and tokenised, and what is tokenised
+is written there (``tokenstore.py``): a second run, or another xdist worker, tokenises nothing again.
 """
 
 from __future__ import annotations
@@ -23,11 +27,15 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from pytest_codesearch.agents.postings import Document, IdArray
 from pytest_codesearch.agents.tokenize import count_tokens, path_tokens
+
+if TYPE_CHECKING:
+    from pytest_codesearch.agents.tokenstore import TokenStore
 
 _DocumentKey = tuple[str, str, int]
 
@@ -74,6 +82,8 @@ class TokenCache:
         self.max_terms = max_terms
         self.vocabulary: dict[str, int] = {}
         self.tokenized = 0
+        self.store: TokenStore | None = None
+        """Where token counts persist across processes (``tokenstore.py``); None: in memory only."""
         self._blobs: OrderedDict[str, BlobTokens | None] = OrderedDict()
         self._documents: OrderedDict[_DocumentKey, Document] = OrderedDict()
         self._postings = 0
@@ -112,11 +122,18 @@ class TokenCache:
         if blob_id in self._blobs:
             self._blobs.move_to_end(blob_id)
             return self._blobs[blob_id]
+        stored = None if self.store is None else self.store.load(blob_id)
+        if stored is not None:
+            found = None if stored.binary else self._arrays(stored.tokens, stored.counts)
+            self._remember(blob_id, found)
+            return found
         data = load()
         if data is None:
             return None
         text = decode_text(data)
-        found = None if text is None else self._count(text)
+        if text is None and self.store is not None:
+            self.store.save(blob_id, None)
+        found = None if text is None else self._count(text, blob_id)
         self._remember(blob_id, found)
         return found
 
@@ -146,11 +163,17 @@ class TokenCache:
         vocabulary = self.vocabulary
         return [vocabulary.setdefault(token, len(vocabulary)) for token in tokens]
 
-    def _count(self, text: str) -> BlobTokens:
+    def _count(self, text: str, blob_id: str) -> BlobTokens:
         self.tokenized += 1
         counts = count_tokens(text)
-        ids = np.array(self.term_ids(counts), dtype=np.int32)
         values = np.fromiter(counts.values(), dtype=np.int32, count=len(counts))
+        if self.store is not None:
+            self.store.save(blob_id, list(counts), values)
+        return self._arrays(counts, values)
+
+    def _arrays(self, tokens: Iterable[str], values: IdArray) -> BlobTokens:
+        """Return the tokens as term ids, ascending, with their counts ``values``."""
+        ids = np.array(self.term_ids(tokens), dtype=np.int32)
         order = np.argsort(ids)
         return BlobTokens(ids[order], values[order])
 

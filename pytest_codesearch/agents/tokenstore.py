@@ -1,0 +1,151 @@
+"""Token counts of blobs on disk, shared by runs and xdist workers (issue 12 item 4).
+
+``<cache_dir>/tokens/<format>-<tokenizer digest>/<blob id[:2]>/<blob id>`` holds the token counts of one
+blob, or marks it binary. The tokenizer digest is a hash of ``agents/tokenize.py`` and of the binary
+sniff (:mod:`~pytest_codesearch.agents.tokencache`), so a changed tokenizer never reads counts made by
+the old one. Files are written atomically (a temporary file beside, then ``os.replace``) and never
+changed, so any number of processes read and write the store without locks; a reader that loses a file
+to pruning tokenises the blob again. A file's modification time is its last use: :meth:`TokenStore.prune`
+removes the least recently used once the store outgrows its bound.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import struct
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from pytest_codesearch.agents import tokencache, tokenize
+from pytest_codesearch.agents.postings import IdArray
+
+FORMAT = "t1"
+_HEADER = struct.Struct("<4sBII")  # magic, 1 for text or 0 for binary, token count, bytes of the tokens
+_MAGIC = b"CSTK"
+
+
+@lru_cache(maxsize=1)
+def tokenizer_digest() -> str:
+    """Return a hash of the tokenizer's source and of the binary sniff: what a blob's counts depend on."""
+    digest = hashlib.sha1(usedforsecurity=False)
+    for module in (tokenize, tokencache):
+        digest.update(Path(module.__file__ or "").read_bytes())
+    return digest.hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class StoredTokens:
+    """What the store holds for a blob: its tokens and their counts, or ``binary``."""
+
+    tokens: list[str]
+    counts: IdArray
+    binary: bool = False
+
+
+@dataclass
+class TokenStore:
+    """The on-disk token counts under ``root``, bounded to ``limit`` bytes (None: unbounded)."""
+
+    root: Path
+    limit: int | None = None
+    loaded: int = 0
+    saved: int = 0
+    _written: int = field(default=0, repr=False)
+
+    @property
+    def directory(self) -> Path:
+        """Return the folder of this tokenizer's counts."""
+        return self.root / f"{FORMAT}-{tokenizer_digest()}"
+
+    def _path(self, blob_id: str) -> Path:
+        return self.directory / blob_id[:2] / blob_id[2:]
+
+    def load(self, blob_id: str) -> StoredTokens | None:
+        """Return the stored counts of ``blob_id``, or None when there are none (or they are unreadable)."""
+        path = self._path(blob_id)
+        try:
+            with open(path, "rb") as stream:
+                data = stream.read()
+            os.utime(path)
+        except OSError:
+            return None
+        if len(data) < _HEADER.size:
+            return None
+        magic, text, size, names = _HEADER.unpack_from(data)
+        end = _HEADER.size + 4 * size
+        if magic != _MAGIC or len(data) != end + names:  # a file cut short (or not ours)
+            return None
+        self.loaded += 1
+        if not text:
+            return StoredTokens([], np.zeros(0, np.int32), binary=True)
+        tokens = data[end:].decode("utf-8").split("\n") if size else []
+        if len(tokens) != size:
+            return None
+        return StoredTokens(tokens, np.frombuffer(data, np.int32, size, _HEADER.size))
+
+    def save(self, blob_id: str, tokens: Sequence[str] | None, counts: npt.ArrayLike = ()) -> None:
+        """Store the counts of ``blob_id`` (None: it is binary), atomically; errors are ignored."""
+        text = tokens is not None
+        names = "\n".join(tokens or ()).encode("utf-8", "surrogatepass")
+        header = _HEADER.pack(_MAGIC, int(text), len(tokens or ()), len(names))
+        body = header + np.asarray(counts, np.int32).tobytes() + names
+        path = self._path(blob_id)
+        scratch = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(scratch, "wb") as stream:
+                stream.write(body)
+            os.replace(scratch, path)
+        except OSError:  # a read-only or full disk: the counts are still in memory
+            scratch.unlink(missing_ok=True)
+            return
+        self.saved += 1
+        self._written += len(body) + 4096
+        if self.limit is not None and self._written * 8 > self.limit:
+            self._written = 0
+            self.prune()
+
+    def prune(self) -> int:
+        """Remove the least recently used files until the store holds at most 3/4 of its bound; return
+        the bytes freed."""
+        if self.limit is None:
+            return 0
+        files: list[tuple[float, int, str]] = []
+        for folder, _, names in os.walk(self.root):
+            for name in names:
+                path = os.path.join(folder, name)
+                try:
+                    status = os.lstat(path)
+                except OSError:
+                    continue
+                files.append((status.st_mtime, status.st_blocks * 512, path))
+        excess = sum(size for _, size, _ in files) - self.limit * 3 // 4
+        freed = 0
+        for _, size, path in sorted(files):
+            if freed >= excess:
+                break
+            try:
+                os.unlink(path)
+            except OSError:
+                continue
+            freed += size
+        return freed
+
+
+def use_token_store(cache_dir: Path, cache_size: int | None) -> Callable[[], None]:
+    """Give the process-wide token cache a store under ``<cache_dir>/tokens``, bounded to a quarter of
+    ``cache_size``; return what puts the previous store back."""
+    shared = tokencache.shared_token_cache()
+    previous = shared.store
+    shared.store = TokenStore(cache_dir / "tokens", None if cache_size is None else cache_size // 4)
+
+    def restore() -> None:
+        shared.store = previous
+
+    return restore
