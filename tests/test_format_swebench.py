@@ -188,6 +188,25 @@ def test_a_missing_blob_is_named_and_the_rest_runs(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.parametrize("agent", ["oracle", "bm25"])
+def test_a_run_over_a_clone_lacking_a_blob_runs_the_cases_that_do_not_need_it(
+    pytester: pytest.Pytester, agent: str
+) -> None:
+    root = swebench_workspace(pytester.path)
+    for name in ("lite.json", "locbench-instance.json"):
+        (root / name).unlink()
+    blob = "3918707be09d4958d2a84a23872b27845cd824db"  # pkg/shop.py at the base: only instance 1's truth reads it
+    (root / "acme__shop" / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    warning = "always::pytest_codesearch.repo.snapshot.IncompleteSnapshotWarning"
+    result = pytester.runpytest(f"--codesearch-agent={agent}", "--codesearch-runs=1", "-W", warning)
+    result.assert_outcomes(passed=1, failed=1)  # the invalid instance is a failed item naming its line
+    result.stdout.fnmatch_lines(["instances.jsonl:1: base_commit: f331e8075701 needs 'pkg/shop.py' (blob 3918707be09d), but *lacks it*"])
+    result.stdout.fnmatch_lines(["*IncompleteSnapshotWarning*lacks the blobs of 'pkg/shop.py'*snapshots leave them out"])
+    (case,) = read_results(pytester.path)["cases"]
+    assert case["id"] == "acme__shop-2" and case["status"] == "ok"
+    assert "pkg/shop.py" not in case["retrieved"]
+
+
 def test_hints_are_appended_only_when_asked(tmp_path: Path) -> None:
     root = swebench_workspace(tmp_path)
     path = root / "instances.jsonl"

@@ -32,6 +32,7 @@ from gitrepo import (
 )
 
 from pytest_codesearch.repo import Snapshot, SnapshotError, SnapshotStore, find_repository, suggest_path
+from pytest_codesearch.repo.snapshot import IncompleteSnapshotWarning
 from pytest_codesearch.repo.materialize import SubtreeMemo, list_tree, materialize_tree, read_manifest
 
 
@@ -171,13 +172,32 @@ def test_crafted_unsafe_names_are_refused_and_nothing_escapes(
     assert manifest["skipped_counts"] == {"duplicate name": 1, "unsafe name": 9}
 
 
-def test_missing_object_is_an_error_and_leaves_no_temporary_directory(
-    store: SnapshotStore, cache: Path, tmp_path: Path
+@pytest.mark.parametrize("materialize", [True, False], ids=["directory", "listing"])
+def test_a_missing_blob_is_left_out_with_a_warning_and_the_rest_is_searched(
+    cache: Path, tmp_path: Path, materialize: bool
 ) -> None:
     repo = init_repo(tmp_path / "project")
     tree = raw_tree(repo, [(REGULAR, b"a.py", repo.create_blob(b"a")), (REGULAR, b"gone.py", "3" * 40)])
     head = commit_tree(repo, tree, ref="HEAD")
-    with pytest.raises(SnapshotError, match=r"'gone.py' is missing from the repository"):
+    store = SnapshotStore(cache, materialize=materialize)
+    with pytest.warns(IncompleteSnapshotWarning, match=r"lacks the blobs of 'gone.py' \(a partial clone\?\)"):
+        snapshot = store.get(tmp_path / "project", head)
+    assert snapshot.files == {"a.py"}
+    assert snapshot.view().read("gone.py") is None and snapshot.view().read("a.py") == b"a"
+    listing = read_manifest(cache, str(snapshot.tree_id))
+    assert listing is not None and listing.skipped_counts() == {"missing blob": 1}
+    assert [p.name for p in cache.iterdir() if p.name.endswith(".tmp")] == []
+    if materialize:
+        assert sorted(os.listdir(snapshot.root)) == ["a.py"]
+
+
+def test_a_missing_subtree_is_an_error_and_leaves_no_temporary_directory(
+    store: SnapshotStore, cache: Path, tmp_path: Path
+) -> None:
+    repo = init_repo(tmp_path / "project")
+    tree = raw_tree(repo, [(REGULAR, b"a.py", repo.create_blob(b"a")), (TREE, b"gone", "3" * 40)])
+    head = commit_tree(repo, tree, ref="HEAD")
+    with pytest.raises(SnapshotError, match=r"'gone' is missing from the repository"):
         store.get(tmp_path / "project", head)
     assert cache_entries(cache) == []
 
@@ -229,11 +249,11 @@ def test_a_listing_store_writes_the_manifest_and_the_directory_only_when_asked(
     assert lazy.directory(plain) == plain.root == cache / "worktrees" / plain.root.name  # linked: .git hidden
 
 
-def test_a_listing_store_reports_missing_objects(cache: Path, tmp_path: Path) -> None:
+def test_a_listing_store_reports_missing_subtrees(cache: Path, tmp_path: Path) -> None:
     repo = init_repo(tmp_path / "project")
-    tree = raw_tree(repo, [(REGULAR, b"a.py", repo.create_blob(b"a")), (REGULAR, b"gone.py", "3" * 40)])
+    tree = raw_tree(repo, [(REGULAR, b"a.py", repo.create_blob(b"a")), (TREE, b"gone", "3" * 40)])
     head = commit_tree(repo, tree, ref="HEAD")
-    with pytest.raises(SnapshotError, match=r"cannot list .*'gone.py' is missing from the repository"):
+    with pytest.raises(SnapshotError, match=r"cannot list .*'gone' is missing from the repository"):
         SnapshotStore(cache, materialize=False).get(tmp_path / "project", head)
     assert not cache.exists() or cache_entries(cache) == []
 

@@ -190,11 +190,11 @@ def test_case_colliding_names_are_written_as_listed(crafted: Crafted) -> None:
 
 
 def test_a_missing_object_names_the_entry_and_the_tree(crafted: Crafted) -> None:
-    inner = crafted.tree([(REGULAR, b"gone.py", "3" * 40)])
+    inner = crafted.tree([(REGULAR, b"a.py", crafted.blob), (TREE, b"gone", "3" * 40)])
     tree_id = crafted.tree([(REGULAR, b"a.py", crafted.blob), (TREE, b"pkg", inner)])
     head = commit_tree(crafted.repo, tree_id, ref="HEAD")
     store = SnapshotStore(crafted.cache)
-    with pytest.raises(SnapshotError, match=rf"tree {tree_id}: object 3{{40}} for 'pkg/gone.py' is missing"):
+    with pytest.raises(SnapshotError, match=rf"tree {tree_id}: object 3{{40}} for 'pkg/gone' is missing"):
         store.get(crafted.tmp_path / "project", head)
     assert sorted(os.listdir(crafted.cache)) == [".marks", ".prune.lock", "blobs"] and not list(crafted.sentinel.iterdir())
     assert os.listdir(crafted.cache / "blobs") == [str(crafted.blob)]  # a complete blob file, no scratch

@@ -64,6 +64,11 @@ _HAS_DIR_FD = {os.open, os.mkdir} <= os.supports_dir_fd
 _Kind = TypeVar("_Kind", pygit2.Tree, pygit2.Blob)
 
 
+MISSING_BLOB = "missing blob"
+"""The reason a file whose blob the repository lacks is left out of a snapshot (a partial clone, a mirror
+that keeps its largest files out): the snapshot holds the rest, and only a case that needs the file fails."""
+
+
 class MaterializeError(Exception):
     """The object database cannot supply a tree completely (a missing or mistyped object)."""
 
@@ -76,8 +81,9 @@ def materialize_tree(
     Files are hard links to read-only blob files under ``<cache_dir>/blobs`` (``blobs.py``), or, with
     ``link_blobs`` False, copies of their own.
 
-    An existing directory is reused as it is. Raises ``MaterializeError`` for objects missing from the
-    repository and ``OSError`` when the cache cannot be written.
+    An existing directory is reused as it is. A file whose blob the repository lacks is skipped as a
+    ``MISSING_BLOB``. Raises ``MaterializeError`` for a missing or mistyped subtree and ``OSError`` when
+    the cache cannot be written.
     """
     tree_id = str(tree.id)
     target = cache_dir / tree_id
@@ -134,8 +140,8 @@ def list_tree(repo: pygit2.Repository, tree: pygit2.Tree, memo: SubtreeMemo | No
     Sizes come from object headers. A name taken twice is skipped as a "duplicate name"; a pair of names
     differing only in case is kept (the directory, written on a case-insensitive disk, would keep one).
     With a ``memo`` shared across calls, a subtree listed before at the same path is not walked again:
-    consecutive commits share all but a few subtrees. Raises ``MaterializeError`` for objects missing
-    from the repository.
+    consecutive commits share all but a few subtrees. A file whose blob the repository lacks is skipped
+    as a ``MISSING_BLOB``. Raises ``MaterializeError`` for a missing or mistyped subtree.
     """
     try:
         files, skipped = _TreeLister(repo, {} if memo is None else memo).walk(tree, "")
@@ -181,15 +187,20 @@ class _TreeLister:
                 files.extend(below[0])
                 skipped.extend(below[1])
             else:
-                files.append(ManifestFile(path, str(entry.id), self._size(entry, path), bool(mode & 0o111)))
+                size = self._size(entry, path)
+                if size is None:
+                    skipped.append(SkippedEntry(path, mode, str(entry.id), MISSING_BLOB))
+                else:
+                    files.append(ManifestFile(path, str(entry.id), size, bool(mode & 0o111)))
         self.memo[key] = found = (tuple(files), tuple(skipped))
         return found
 
-    def _size(self, entry: pygit2.Object, path: str) -> int:
+    def _size(self, entry: pygit2.Object, path: str) -> int | None:
+        """Return the size of the blob ``entry`` names, or None when the repository lacks it."""
         try:
             kind, size = _read_header(self.repo, entry.id)
         except (KeyError, pygit2.GitError):
-            raise MaterializeError(f"object {entry.id} for {path!r} is missing from the repository") from None
+            return None
         if kind != pygit2.enums.ObjectType.BLOB:
             raise MaterializeError(f"object {entry.id} for {path!r} is not a blob")
         return int(size)
@@ -280,7 +291,13 @@ class _TreeWriter:
             self.write(subtree, child, path + "/")
 
     def _write_blob(self, entry: pygit2.Object, directory: _Directory, name: str, path: str) -> None:
-        blob = _lookup(self.repo, entry, pygit2.Blob, path)
+        found = self.repo.get(entry.id)
+        if found is None:  # a partial clone or a mirror that keeps large files out
+            self._skip(path, entry, MISSING_BLOB)
+            return
+        if not isinstance(found, pygit2.Blob):
+            raise MaterializeError(f"object {entry.id} for {path!r} is a {found.type_str}")
+        blob = found
         executable = bool(entry.filemode & 0o111)
         if self.blobs is not None and self.blobs.linked:
             try:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +26,7 @@ from pathlib import Path
 import pygit2
 
 from pytest_codesearch.repo.materialize import (
+    MISSING_BLOB,
     MaterializeError,
     SubtreeMemo,
     TreeListing,
@@ -48,6 +50,18 @@ _SUBTREE_MEMO_SIZE = 50_000
 """Subtree listings a store keeps before starting afresh (each shares its entries with the others)."""
 PRUNE_EVERY = 16
 """A store prunes the cache after its first directory built and after every this many more."""
+
+
+class IncompleteSnapshotWarning(UserWarning):
+    """A snapshot leaves out files whose blobs the repository lacks (a partial clone, a trimmed mirror)."""
+
+
+def _warn_if_incomplete(repository: pygit2.Repository, listing: TreeListing) -> None:
+    missing = sorted(entry.path for entry in listing.skipped if entry.reason == MISSING_BLOB)
+    if missing:
+        shown = ", ".join(repr(path) for path in missing[:3]) + (f" and {len(missing) - 3} more" if missing[3:] else "")
+        message = f"{repository.path} lacks the blobs of {shown} (a partial clone?): snapshots leave them out"
+        warnings.warn(IncompleteSnapshotWarning(message), stacklevel=3)
 
 
 class SnapshotError(Exception):
@@ -241,6 +255,7 @@ class SnapshotStore:
                 self._built(root, sum(f.size for f in listing.files))
         else:
             root, listing = self._list(repository, commit.tree, path, rev)
+        _warn_if_incomplete(repository, listing)
         files = frozenset(item.path for item in listing.files)
         reader = TreeReader(os.path.abspath(repository.path), listing)
         return Snapshot(root, path, str(commit.id), listing.tree_id, files, parent_directories(files), reader)
