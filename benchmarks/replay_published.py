@@ -143,6 +143,8 @@ def main() -> None:
         differences = [] if args.edit_functions is None else _truth_differences(
             Path(scratch) / "instances" / "lite.jsonl", args.mirrors
         )
+    if not records:
+        sys.exit("the run scored no case: see its output above (instances, mirrors or predictions not found?)")
     failed = [r for r in records if r["status"] != "ok"]
     truth = "edit_functions (--codesearch-entity-truth=dataset)" if args.edit_functions else "derived from each patch"
     print(f"LocAgent claude-3.5 predictions replayed over {len(records)} SWE-bench Lite instances")
