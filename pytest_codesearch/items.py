@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import gc
 import hashlib
 import math
 import os
@@ -39,8 +40,22 @@ def _codesearch_case(_codesearch_pool: Any) -> None:
 class GoldsetFile(pytest.File):
     """A gold-set file: one item per (case x selected agent), one failing item per broken entry."""
 
-    def collect(self) -> Iterator[pytest.Item]:
-        """Yield the file's items in file order; run order is set later from the seed."""
+    def collect(self) -> list[pytest.Item]:
+        """Return the file's items in file order; run order is set later from the seed.
+
+        The garbage collector pauses meanwhile: the cases and items made here all live until the end
+        of the session (``pytest_collection_finish`` freezes them), and a 10,000-case file made it walk
+        the growing heap five times.
+        """
+        paused = gc.isenabled()
+        gc.disable()
+        try:
+            return list(self._items())
+        finally:
+            if paused:
+                gc.enable()
+
+    def _items(self) -> Iterator[pytest.Item]:
         state = self.config.stash[STATE]
         options = read_options(state.settings)
         loaded = formats.load(self.path, options)
