@@ -149,7 +149,7 @@ class CaseItem(pytest.Function):
             self.choice,
             self.funcargs[POOL_FIXTURE],  # type: ignore[arg-type]
             state.snapshots,
-            _eval_settings(state),
+            _eval_settings(self.config, state),
             nodeid=self.nodeid,
             worker=state.worker_id,
         )
@@ -230,7 +230,18 @@ def _snapshot_group(key: tuple[str, str]) -> str:
     return f"{name}-{revision}-{digest}"
 
 
-def _eval_settings(state: RunState) -> EvalSettings:
+_EVAL_SETTINGS = pytest.StashKey[EvalSettings]()
+
+
+def _eval_settings(config: pytest.Config, state: RunState) -> EvalSettings:
+    """Return how cases are run and scored, made once per session."""
+    made = config.stash.get(_EVAL_SETTINGS, None)
+    if made is None:
+        made = config.stash[_EVAL_SETTINGS] = _make_eval_settings(state)
+    return made
+
+
+def _make_eval_settings(state: RunState) -> EvalSettings:
     s = state.settings
     return EvalSettings(
         runs=s.runs, ks=s.ks, k=s.k, seed=state.seed, f_beta=s.f_beta, timeout=s.timeout,
