@@ -6,6 +6,7 @@ import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -59,6 +60,11 @@ class CaseSpec:
     repo_error: str | None = None
     match: MatchMode = "exact"
     """How answers match the ground truth (the gold set's ``match``)."""
+
+    @cached_property
+    def relevance(self) -> dict[str, int]:
+        """Return the case's graded relevance (``TestCase.relevance_map``), made once: do not modify it."""
+        return self.case.relevance_map()
 
     @property
     def snapshot_key(self) -> tuple[str, str]:
@@ -177,7 +183,7 @@ def is_retryable(failure: AgentError) -> bool:
 
 def _base_record(spec: CaseSpec, choice: AgentChoice, nodeid: str, worker: str | None) -> dict[str, Any]:
     case = spec.case
-    relevance = case.relevance_map()
+    relevance = spec.relevance
     return {
         "id": case.id,
         "goldset": spec.goldset,
@@ -185,7 +191,7 @@ def _base_record(spec: CaseSpec, choice: AgentChoice, nodeid: str, worker: str |
         "query": case.query,
         "nodeid": nodeid,
         "ground_truth": sorted(relevance, key=lambda p: (-relevance[p], p)),
-        "relevance": relevance,
+        "relevance": dict(relevance),
         "retrieved": [],
         "ground_truth_modules": list(case.ground_truth_modules),
         "ground_truth_functions": list(case.ground_truth_functions),
@@ -226,7 +232,7 @@ def _snapshot_for(spec: CaseSpec, snapshots: SnapshotStore) -> Snapshot:
         snapshot = snapshots.get(spec.repo, spec.base_commit)
     except SnapshotError as exc:
         raise CaseError(str(exc)) from None
-    missing = unmatched_truth(spec.case.relevance_map(), snapshot.files, spec.match)
+    missing = unmatched_truth(spec.relevance, snapshot.files, spec.match)
     if missing:
         hint = suggest_path(missing[0], snapshot.files)
         where = f"tree {snapshot.label}" if snapshot.tree_id else f"directory {snapshot.label}"
@@ -254,7 +260,7 @@ def _score(
     normalized = normalize_paths(raw_files, snapshot.root, snapshot.files, snapshot.directories, original)
     record["retrieved"] = normalized.paths
     record.update(_answer_extras(answer, normalized.sources))
-    relevance = spec.case.relevance_map()
+    relevance = spec.relevance
     matched = match_paths(normalized.paths, relevance, spec.match)
     metrics = score_case(
         matched,

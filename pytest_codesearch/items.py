@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import gc
 import hashlib
+import math
 import os
 import re
 from collections.abc import Iterator
@@ -38,12 +40,27 @@ def _codesearch_case(_codesearch_pool: Any) -> None:
 class GoldsetFile(pytest.File):
     """A gold-set file: one item per (case x selected agent), one failing item per broken entry."""
 
-    def collect(self) -> Iterator[pytest.Item]:
-        """Yield the file's items in file order; run order is set later from the seed."""
+    def collect(self) -> list[pytest.Item]:
+        """Return the file's items in file order; run order is set later from the seed.
+
+        The garbage collector pauses meanwhile: the cases and items made here all live until the end
+        of the session (``pytest_collection_finish`` freezes them), and a 10,000-case file made it walk
+        the growing heap five times.
+        """
+        paused = gc.isenabled()
+        gc.disable()
+        try:
+            return list(self._items())
+        finally:
+            if paused:
+                gc.enable()
+
+    def _items(self) -> Iterator[pytest.Item]:
         state = self.config.stash[STATE]
         options = read_options(state.settings)
         loaded = formats.load(self.path, options)
         display = self.display_path()
+        state.goldset_cases[display] = len(loaded.cases)
         if loaded.error is not None:
             yield BrokenEntryItem.from_parent(
                 self, name="goldset-file", goldset=display, line=0, error=loaded.error, case_id=None
@@ -105,10 +122,10 @@ class CaseItem(pytest.Function):
         self.extra_keyword_matches.update(
             k for k in (choice.name, choice.spec.name, case.complexity, case.category, *case.tags) if k
         )
-        self.extra_keyword_matches.update(repo_keywords(spec))
+        self.extra_keyword_matches.update(_repo_keywords(spec.repo, case.repo))
         self.add_marker("codesearch")
         # --dist loadgroup then runs all cases of one snapshot on one worker: it is listed and indexed once.
-        self.add_marker(pytest.mark.xdist_group(name=snapshot_group(spec)))
+        self.add_marker(_group_mark(snapshot_group(spec)))
 
     # pytest-xdist 3.8's --dist loadgroup appends "@<group>" to a node id by assigning item._nodeid, which
     # pytest 9.2 no longer reads (node ids became structured values), so groups were silently ignored:
@@ -132,7 +149,7 @@ class CaseItem(pytest.Function):
             self.choice,
             self.funcargs[POOL_FIXTURE],  # type: ignore[arg-type]
             state.snapshots,
-            _eval_settings(state),
+            _eval_settings(self.config, state),
             nodeid=self.nodeid,
             worker=state.worker_id,
         )
@@ -174,11 +191,24 @@ def read_options(settings: Settings) -> formats.ReadOptions:
 def repo_keywords(spec: CaseSpec) -> set[str]:
     """Return the names ``-k`` selects a case's repository by: ``repo`` as the gold set writes it
     (``owner/name``, a relative path) and the name of the directory searched."""
-    names = {Path(spec.repo).name.removesuffix(".git")} if spec.repo is not None else set()
-    written = spec.case.repo
+    return set(_repo_keywords(spec.repo, spec.case.repo))
+
+
+@functools.lru_cache(maxsize=4096)
+def _repo_keywords(repo: Path | None, written: str | None) -> frozenset[str]:
+    """Return ``repo_keywords`` of a case searching ``repo`` whose gold set writes ``written`` (cached:
+    the cases of a gold set mostly share both)."""
+    names = {Path(repo).name.removesuffix(".git")} if repo is not None else set()
     if written and not Path(written).is_absolute():
         names.add(written)
-    return {name for name in names if name}
+    return frozenset(name for name in names if name)
+
+
+@functools.lru_cache(maxsize=4096)
+def _group_mark(group: str) -> pytest.MarkDecorator:
+    """Return the ``xdist_group`` marker of ``group``, made once and shared by the group's items (marks
+    are immutable)."""
+    return pytest.mark.xdist_group(name=group)
 
 
 def snapshot_group(spec: CaseSpec) -> str:
@@ -200,7 +230,18 @@ def _snapshot_group(key: tuple[str, str]) -> str:
     return f"{name}-{revision}-{digest}"
 
 
-def _eval_settings(state: RunState) -> EvalSettings:
+_EVAL_SETTINGS = pytest.StashKey[EvalSettings]()
+
+
+def _eval_settings(config: pytest.Config, state: RunState) -> EvalSettings:
+    """Return how cases are run and scored, made once per session."""
+    made = config.stash.get(_EVAL_SETTINGS, None)
+    if made is None:
+        made = config.stash[_EVAL_SETTINGS] = _make_eval_settings(state)
+    return made
+
+
+def _make_eval_settings(state: RunState) -> EvalSettings:
     s = state.settings
     return EvalSettings(
         runs=s.runs, ks=s.ks, k=s.k, seed=state.seed, f_beta=s.f_beta, timeout=s.timeout,
@@ -229,19 +270,43 @@ def _agent_frames(excinfo: pytest.ExceptionInfo[BaseException]) -> Any:
 
 def _properties(result: CaseResult) -> list[tuple[str, object]]:
     """Return the scalar figures CI reads from JUnit XML, as JSON-native values."""
-    props: list[tuple[str, object]] = [("codesearch_status", result.status.value)]
-    props += [(name, round(float(value), 6)) for name, value in result.metrics.items()]
+    props: list[tuple[str, object]] = [_shared_pair("codesearch_status", result.status.value)]
+    props += [_metric_property(name, float(value)) for name, value in result.metrics.items()]
     if result.latency_ms is not None:
         props.append(("latency_ms", round(float(result.latency_ms), 3)))
     if result.index_ms is not None:
         props.append(("index_ms", round(float(result.index_ms), 3)))
-    props.append(("retrieved_count", len(result.retrieved)))
-    props.append(("invalid_paths", result.invalid_paths))
+    props.append(_shared_pair("retrieved_count", len(result.retrieved)))
+    props.append(_shared_pair("invalid_paths", result.invalid_paths))
     if result.attempts > 1:
         props.append(("attempts", result.attempts))
     if result.nondeterministic:
         props.append(("nondeterministic", True))
     return props
+
+
+def _metric_property(name: str, value: float) -> tuple[str, float]:
+    """Return the property ``(name, round(value, 6))``.
+
+    Metric values repeat (0.0, 1.0, 0.5, ...), so each pair is made once and shared by the items that
+    report it: rounding to digits is slow (it formats the float), and 30-odd new tuples per case kept
+    until the end of the run would make the garbage collector run several times as often. -0.0 is
+    made afresh, as the cache cannot tell it from 0.0.
+    """
+    if value == 0.0 and math.copysign(1.0, value) < 0.0:
+        return (name, value)
+    return _shared_property(name, value)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _shared_property(name: str, value: float) -> tuple[str, float]:
+    return (name, round(value, 6))
+
+
+@functools.lru_cache(maxsize=1 << 12, typed=True)
+def _shared_pair(name: str, value: object) -> tuple[str, object]:
+    """Return ``(name, value)``, one tuple per distinct pair (see ``_metric_property``)."""
+    return (name, value)
 
 
 class BrokenEntryItem(pytest.Item):

@@ -18,7 +18,7 @@ from its hooks:
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -106,7 +106,9 @@ class RunEnd:
         base = self.state.settings.report_dir
         # a shard holds its share of the cases by design: its report is merged, never partial
         sharded = self.state.settings.shard is not None
-        self.partial = not sharded and is_partial_run(records, self.config.rootpath, len(self.state.choices))
+        self.partial = not sharded and is_partial_run(
+            records, self.config.rootpath, len(self.state.choices), self.state.goldset_cases
+        )
         if not self.partial or not (base / "results.json").is_file():
             return base  # a full run, or no earlier report to keep
         target = base / PARTIAL_DIR
@@ -165,20 +167,30 @@ class RunEnd:
             self.lines.append(f"codesearch: cannot write {exc.filename or ''}: {exc.strerror or exc}")
 
 
-def is_partial_run(records: RunRecords, rootpath: Path, agents: int) -> bool:
-    """Return True when fewer (case x agent) items were selected than the gold sets hold."""
+def is_partial_run(
+    records: RunRecords, rootpath: Path, agents: int, known: Mapping[str, int] | None = None
+) -> bool:
+    """Return True when fewer (case x agent) items were selected than the gold sets hold.
+
+    ``known`` gives the valid cases of gold sets already read (see ``goldset_items``)."""
     from pytest_codesearch.report.history import is_partial
     from pytest_codesearch.resume import base_nodeid
 
     selected = len({base_nodeid(n) for n in records.collected | set(records.cases)})
-    return is_partial(selected, goldset_items(rootpath, records.goldsets, agents))
+    return is_partial(selected, goldset_items(rootpath, records.goldsets, agents, known))
 
 
-def goldset_items(rootpath: Path, goldsets: Iterable[str], agents: int) -> int:
-    """Return the items the gold sets (paths relative to ``rootpath``) hold: their valid cases times ``agents``."""
+def goldset_items(
+    rootpath: Path, goldsets: Iterable[str], agents: int, known: Mapping[str, int] | None = None
+) -> int:
+    """Return the items the gold sets (paths relative to ``rootpath``) hold: their valid cases times ``agents``.
+
+    A gold set in ``known`` (its valid cases, counted when this process collected it) is not read again.
+    """
     from pytest_codesearch.goldset import formats
 
-    return sum(len(formats.load(rootpath / g).cases) for g in goldsets) * agents
+    known = known or {}
+    return sum(known[g] if g in known else len(formats.load(rootpath / g).cases) for g in goldsets) * agents
 
 
 def _trec(report: RunReport, directory: Path) -> str:

@@ -11,7 +11,7 @@ from functools import lru_cache
 
 from pytest_codesearch.goldset.model import TestCase
 from pytest_codesearch.scoring.counts import CaseCounts
-from pytest_codesearch.scoring.ranking import Hits
+from pytest_codesearch.scoring.ranking import Hits, hit_grades, ideal_grades
 from pytest_codesearch.scoring.registry import Formula, names_of
 from pytest_codesearch.scoring.sets import partial_credit
 
@@ -85,15 +85,47 @@ def score_case(
     """
     if k is not None and k < 1:
         raise ValueError(f"k must be a positive integer, got {k}")
-    plan = scoring_plan(tuple(ks), f_beta is not None)
-    hits = Hits.find(retrieved, relevance)
+    ks = tuple(ks)
     scored = retrieved if k is None else retrieved[:k]
-    found = len(hits.ranks) if k is None else hits.count_at(k)
     partial = None
     if directories and not directories.isdisjoint(scored):
         partial = partial_credit(scored, relevance, directories)
-    counts = CaseCounts(hits, found, len(scored), partial, 1.0 if f_beta is None else f_beta)
-    return {name: formula(counts, cutoff) for name, (formula, cutoff) in plan}
+    values = _score_hits(
+        hit_grades(retrieved, relevance), ideal_grades(relevance), k, len(scored), partial, f_beta, ks
+    )
+    return dict(zip(_plan_names(ks, f_beta is not None), values))
+
+
+@lru_cache(maxsize=4096)
+def _score_hits(
+    hits: tuple[tuple[int, int], ...],
+    best: tuple[int, ...],
+    k: int | None,
+    set_size: int,
+    partial: tuple[float, float] | None,
+    f_beta: float | None,
+    ks: tuple[int, ...],
+) -> tuple[float, ...]:
+    """Return the values of ``scoring_plan(ks, ...)`` for an answer whose relevant entries sit at
+    ``hits`` (rank, grade); see ``score_case``.
+
+    Everything a formula reads is in the arguments, so answers that place their hits alike (every miss
+    of a one-file case, say) share one computation: the cache returns the very numbers it would compute.
+    """
+    found = Hits.of_grades(hits, best)
+    counts = CaseCounts(
+        found,
+        len(found.ranks) if k is None else found.count_at(k),
+        set_size,
+        partial,
+        1.0 if f_beta is None else f_beta,
+    )
+    return tuple(formula(counts, cutoff) for _, (formula, cutoff) in scoring_plan(ks, f_beta is not None))
+
+
+@lru_cache(maxsize=32)
+def _plan_names(ks: tuple[int, ...], f_beta: bool) -> tuple[str, ...]:
+    return tuple(name for name, _ in scoring_plan(ks, f_beta))
 
 
 @lru_cache(maxsize=32)

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from collections.abc import Set as AbstractSet
+from functools import lru_cache
+from weakref import WeakKeyDictionary
 
 from pytest_codesearch.agents.tokenize import path_tokens, tokenize
-from pytest_codesearch.scoring.source import SourceReader
+from pytest_codesearch.scoring.source import SourceFiles, SourceReader
 
 FAILURE_CATEGORIES = ("vocabulary_mismatch", "distractor_overlap", "specificity_gap", "other")
 """Every category, in the order the rules are checked."""
@@ -40,8 +42,9 @@ def is_miss(retrieved: Sequence[str], ground_truth: Collection[str], cutoff: int
     return not any(path in ground_truth for path in retrieved[:cutoff])
 
 
+@lru_cache(maxsize=4096)
 def query_terms(query: str) -> frozenset[str]:
-    """Return the distinct terms of ``query``."""
+    """Return the distinct terms of ``query`` (cached: every agent of a case asks the same)."""
     return frozenset(tokenize(query))
 
 
@@ -73,10 +76,18 @@ def classify_miss(
     return "other"
 
 
-def _file_terms(path: str, source: SourceReader) -> set[str]:
+_TERMS: WeakKeyDictionary[SourceFiles, dict[str, frozenset[str]]] = WeakKeyDictionary()
+"""Terms of the files each ``SourceFiles`` has read: a snapshot's files are tokenised once, not per case."""
+
+
+def _file_terms(path: str, source: SourceReader) -> frozenset[str]:
     """Return the terms of a file: those of its path and of the start of its text."""
-    text = source(path)
-    terms = set(path_tokens(path))
-    if text:
-        terms.update(tokenize(text[:MAX_TEXT_CHARS]))
+    cache = _TERMS.setdefault(source, {}) if isinstance(source, SourceFiles) else {}
+    terms = cache.get(path)
+    if terms is None:
+        text = source(path)
+        found = set(path_tokens(path))
+        if text:
+            found.update(tokenize(text[:MAX_TEXT_CHARS]))
+        terms = cache[path] = frozenset(found)
     return terms

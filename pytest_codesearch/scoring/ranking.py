@@ -30,10 +30,15 @@ class Hits(NamedTuple):
     @classmethod
     def find(cls, ranked: Sequence[str], relevance: Mapping[str, int]) -> Hits:
         """Return the hits of ``ranked`` against ``relevance`` (path -> grade >= 1)."""
-        ranks = [rank for rank, path in enumerate(ranked, 1) if path in relevance]
-        gains = (relevance[ranked[rank - 1]] / math.log2(rank + 1) for rank in ranks)
-        best = sorted(relevance.values(), reverse=True)
+        return cls.of_grades(hit_grades(ranked, relevance), ideal_grades(relevance))
+
+    @classmethod
+    def of_grades(cls, hits: Sequence[tuple[int, int]], best: Sequence[int]) -> Hits:
+        """Return the hits whose (rank, grade) pairs are ``hits`` (ranks ascending), against ground-truth
+        grades ``best`` (highest first): ``find`` once the list has been scanned."""
+        gains = (grade / math.log2(rank + 1) for rank, grade in hits)
         ideal = (grade / math.log2(rank + 1) for rank, grade in enumerate(best, 1))
+        ranks = [rank for rank, _ in hits]
         return cls(ranks, list(accumulate(gains, initial=0.0)), list(accumulate(ideal, initial=0.0)))
 
     @property
@@ -96,6 +101,16 @@ class Hits(NamedTuple):
         """Return R-precision = (relevant in top R) / R; 0.0 when R = 0 (``Rprec``)."""
         n_relevant = self.n_relevant
         return self.count_at(n_relevant) / n_relevant if n_relevant else 0.0
+
+
+def hit_grades(ranked: Sequence[str], relevance: Mapping[str, int]) -> tuple[tuple[int, int], ...]:
+    """Return (rank, grade) of each relevant entry of ``ranked``, ranks 1-based and ascending."""
+    return tuple((rank, relevance[path]) for rank, path in enumerate(ranked, 1) if path in relevance)
+
+
+def ideal_grades(relevance: Mapping[str, int]) -> tuple[int, ...]:
+    """Return the ground-truth grades from highest to lowest: the ideal ranking's gains."""
+    return tuple(sorted(relevance.values(), reverse=True))
 
 
 def precision_at_k(ranked: Sequence[str], relevant: Collection[str], k: int) -> float:

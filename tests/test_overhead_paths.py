@@ -1,0 +1,120 @@
+"""The shortcuts that keep the harness's per-case cost down give exactly what the long way gives."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from pytest_codesearch.items import _metric_property, _properties
+from pytest_codesearch.report.journal import JournalHeader, RunRecords
+from pytest_codesearch.report.model import CaseResult, RunInfo
+from pytest_codesearch.run_end import goldset_items, is_partial_run
+from pytest_codesearch.scoring import SourceFiles, classify_miss, score_case
+from pytest_codesearch.scoring.ranking import Hits, hit_grades, ideal_grades
+from pytest_codesearch.status import Status
+
+
+@pytest.mark.parametrize("value", [0.0, -0.0, 1.0, 0.5, 1 / 3, 0.1234565, 2.5e-7, math.inf, math.nan])
+def test_metric_property_is_the_rounded_pair(value: float) -> None:
+    name, rounded = _metric_property("ndcg@10", value)
+    expected = round(value, 6)
+    assert name == "ndcg@10"
+    assert (rounded == expected or (math.isnan(rounded) and math.isnan(expected)))
+    assert math.copysign(1.0, rounded) == math.copysign(1.0, expected)
+
+
+def test_minus_zero_keeps_its_sign_after_a_zero_was_shared() -> None:
+    assert _metric_property("recall", 0.0) == ("recall", 0.0)
+    assert math.copysign(1.0, _metric_property("recall", -0.0)[1]) == -1.0
+
+
+def test_properties_share_equal_pairs_between_cases() -> None:
+    first, second = _properties(_result("a")), _properties(_result("b"))
+    assert first == second == [
+        ("codesearch_status", "ok"),
+        ("recall", 0.333333),
+        ("hit@1", 0.0),
+        ("latency_ms", 1.235),
+        ("retrieved_count", 2),
+        ("invalid_paths", 0),
+    ]
+    assert first[1] is second[1] and first[0] is second[0]
+
+
+def test_properties_tell_true_from_one() -> None:
+    flagged = _result("c").model_copy(update={"nondeterministic": True, "attempts": 2, "invalid_paths": 1})
+    assert _properties(flagged)[-3:] == [("invalid_paths", 1), ("attempts", 2), ("nondeterministic", True)]
+    assert type(_properties(flagged)[-1][1]) is bool and type(_properties(flagged)[-3][1]) is int
+
+
+def test_hits_of_grades_equal_a_scan_of_the_list() -> None:
+    ranked = ["x.py", "a.py", "y.py", "b.py", "c.py"]
+    relevance = {"a.py": 2, "b.py": 1, "c.py": 3, "gone.py": 1}
+    assert hit_grades(ranked, relevance) == ((2, 2), (4, 1), (5, 3))
+    assert ideal_grades(relevance) == (3, 2, 1, 1)
+    assert Hits.find(ranked, relevance) == Hits.of_grades(hit_grades(ranked, relevance), ideal_grades(relevance))
+
+
+def test_answers_with_the_same_hits_share_scores_but_not_the_dict() -> None:
+    first = score_case(["x.py", "a.py"], {"a.py": 1}, ks=(1, 5))
+    second = score_case(["z.py", "b.py"], {"b.py": 1}, ks=(1, 5))
+    assert first == second and first is not second
+    first["recall"] = -1.0
+    assert score_case(["x.py", "a.py"], {"a.py": 1}, ks=(1, 5))["recall"] == 1.0
+
+
+def test_cached_scores_keep_cut_off_set_size_and_beta_apart() -> None:
+    relevance = {"a.py": 1}
+    ranked = ["a.py", "x.py", "y.py"]
+    assert score_case(ranked, relevance, ks=(1,))["precision"] == pytest.approx(1 / 3)
+    assert score_case(ranked, relevance, ks=(1,), k=1)["precision"] == 1.0
+    assert score_case(ranked[:2], relevance, ks=(1,))["precision"] == 0.5
+    assert "f_beta" in score_case(ranked, relevance, ks=(1,), f_beta=2.0)
+    assert list(score_case(ranked, relevance, ks=(5, 1))) == list(score_case(ranked, relevance, ks=(5, 1)))
+    with pytest.raises(ValueError, match="distinct positive"):
+        score_case(ranked, relevance, ks=(1, 1))
+
+
+def test_failure_analysis_reads_each_file_once_per_source(tmp_path: Path) -> None:
+    reads: list[str] = []
+    texts = {"auth/password.py": b"def reset_password(): ...", "auth/login.py": b"def login(): ..."}
+
+    def read(path: str) -> bytes | None:
+        reads.append(path)
+        return texts.get(path)
+
+    source = SourceFiles(read)
+    for query in ("reset password", "password reset please"):
+        category = classify_miss(query, {"auth/password.py": 1}, ["auth/login.py"], frozenset(), source, 10)
+        assert category == "specificity_gap" if query == "reset password" else "other"
+    assert sorted(reads) == ["auth/login.py", "auth/password.py"]
+
+
+def test_goldset_items_use_counts_from_collection(tmp_path: Path) -> None:
+    (tmp_path / "read.jsonl").write_text('{"id": "a", "query": "q", "ground_truth_files": ["x.py"]}\n')
+    # "known.jsonl" does not exist: its count can only come from what collection recorded
+    assert goldset_items(tmp_path, ["read.jsonl", "known.jsonl"], agents=2, known={"known.jsonl": 3}) == 8
+
+
+def test_partial_run_counts_against_collected_gold_sets(tmp_path: Path) -> None:
+    records = RunRecords(_header(), collected={"g.jsonl::a[x]", "g.jsonl::b[x]"}, goldsets={"g.jsonl": "digest"})
+    assert not is_partial_run(records, tmp_path, 1, {"g.jsonl": 2})
+    assert is_partial_run(records, tmp_path, 1, {"g.jsonl": 3})
+
+
+def _result(case_id: str) -> CaseResult:
+    return CaseResult(
+        id=case_id, goldset="g.jsonl", agent="x", query="q", nodeid=f"g.jsonl::{case_id}[x]",
+        ground_truth=["a.py"], relevance={"a.py": 1}, retrieved=["b.py", "c.py"], status=Status.OK,
+        latency_ms=1.23456, latencies_ms=[1.23456], index_ms=None, metrics={"recall": 1 / 3, "hit@1": 0.0},
+    )  # fmt: skip
+
+
+def _header() -> JournalHeader:
+    run = RunInfo(
+        seed=1, runs=1, k=None, ks=[1], started_at="t", finished_at="t", versions={}, goldsets=[], agents={},
+        workers=1, exit_status=None,
+    )  # fmt: skip
+    return JournalHeader(run=run, metric_names=["recall"])
