@@ -5,7 +5,6 @@ from __future__ import annotations
 import gc
 import os
 import random
-import sys
 import warnings
 from collections.abc import Generator, Iterator
 from pathlib import Path
@@ -13,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_codesearch.agents.registry import AgentRegistry, AgentSelectionError, entry_point_specs, specs_in
+from pytest_codesearch.agent_choice import choose_agents
 from pytest_codesearch.keys import CASE_ATTRIBUTE, INVALID_ATTRIBUTE, POOL_FIXTURE, RESUME_KEY, SEED_KEY
 from pytest_codesearch.options import OPTIONS
 from pytest_codesearch.optiontypes import Names
@@ -23,7 +22,6 @@ from pytest_codesearch.state import STATE, RunState
 
 if TYPE_CHECKING:
     from pytest_codesearch.agents.pool import AgentPool
-    from pytest_codesearch.benchfile import BenchFile
     from pytest_codesearch.items import GoldsetFile
 
 # The library (pydantic, numpy, pygit2, rank-bm25) is imported inside the hooks, only once an agent
@@ -93,17 +91,7 @@ def pytest_configure(config: pytest.Config) -> None:
     settings, bench = load_settings(config)
     if not settings.active:
         return
-    registry = _registry(config, bench)
-    if settings.predictions is not None:  # the replay agent exists once it has predictions to replay
-        from pytest_codesearch.agents.replay import replay_spec
-
-        registry.add(replay_spec(settings.predictions))
-    try:
-        choices = registry.select(settings.agents)
-    except AgentSelectionError as exc:
-        replay = "replay" in str(exc)
-        needs = " (replay exists once --codesearch-predictions FILE gives it predictions)" if replay else ""
-        raise pytest.UsageError(f"{exc}{needs}") from None
+    registry, choices = choose_agents(config, bench, settings)
     from pytest_codesearch.collector import RunCollector
     from pytest_codesearch.repo.snapshot import SnapshotStore
 
@@ -215,33 +203,6 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         from pytest_codesearch.runner.inprocess import unwatch_ctrl_c
 
         unwatch_ctrl_c()
-
-
-def _registry(config: pytest.Config, bench: BenchFile | None) -> AgentRegistry:
-    from pytest_codesearch.agents import builtin
-
-    registry = AgentRegistry()
-    for spec in specs_in(vars(builtin)):
-        registry.add(spec)
-    for plugin in config.pluginmanager.get_plugins():
-        if isinstance(plugin, type(sys)) and plugin is not builtin:
-            for spec in specs_in(vars(plugin)):
-                registry.add(spec)
-    specs, errors = entry_point_specs()
-    if bench is not None:
-        from pytest_codesearch.benchfile import ConfigError, config_agent_specs
-
-        try:
-            specs += config_agent_specs(bench, bench.shown)
-        except ConfigError as exc:
-            raise pytest.UsageError(str(exc)) from None
-    for spec in specs:
-        registry.add(spec)
-    for message in errors:
-        config.issue_config_time_warning(pytest.PytestConfigWarning(message), stacklevel=2)
-    if registry.conflicts:
-        raise pytest.UsageError("\n".join(registry.conflicts))
-    return registry
 
 
 def _seed(given: int | None, workerinput: dict[str, Any] | None) -> int:
