@@ -52,6 +52,15 @@ def test_generate_writes_a_goldset_and_runs_no_tests(pytester: pytest.Pytester) 
     assert logout["ground_truth_functions"] == ["src/app.py:login"]
 
 
+def test_generate_lines_false_writes_files_only(pytester: pytest.Pytester) -> None:
+    _history(pytester.path / "project")
+    args = ["--codesearch-generate", "--codesearch-repo=project", "--codesearch-output=out.jsonl"]
+    assert pytester.runpytest(*args, "--codesearch-generate-lines=false").ret == 0
+    cases = [json.loads(line) for line in (pytester.path / "out.jsonl").read_text().splitlines()[1:]]
+    assert [sorted(case["ground_truth_files"]) for case in cases] == [["src/app.py", "src/db.py"], ["src/app.py"]]
+    assert not any("ground_truth_functions" in case for case in cases)
+
+
 def test_mined_goldset_evaluates_at_each_parent(pytester: pytest.Pytester) -> None:
     _history(pytester.path / "project")
     pytester.runpytest("--codesearch-generate", "--codesearch-repo=project", "--codesearch-output=out.jsonl")
