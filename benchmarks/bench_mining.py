@@ -372,8 +372,8 @@ def main() -> None:
               f"CPU {best['cpu']:.2f} s, {best['cpu'] / git_cpu:.2f}x git's")  # fmt: skip
     points = [(f"{args.commits // 4} commits", args.commits // 4), (f"{args.commits // 2} commits", args.commits // 2)]
     for label, limit in [*points, (f"{args.commits} commits (all)", None)]:
-        run = mine_in_child(repo, limit, False, 1)  # one process: its RSS is all of it
-        heap = mine_in_child(repo, limit, True, 1)["heap_peak_kib"]
+        run = mine_in_child(repo, limit, False, 1, lines=args.lines)  # one process: its RSS is all of it
+        heap = mine_in_child(repo, limit, True, 1, lines=args.lines)["heap_peak_kib"]
         print(f"memory, {label}, one process: peak RSS growth {run['rss_growth_kib'] / 1024:.1f} MiB "
               f"(at the end: anonymous {run.get('RssAnon', 0) / 1024:.1f} MiB, mapped files "
               f"{run.get('RssFile', 0) / 1024:.1f} MiB), Python heap peak {heap / 1024:.1f} MiB")  # fmt: skip
