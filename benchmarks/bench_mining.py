@@ -20,6 +20,9 @@ Given a repository path instead, it mines that real history (all of it, from HEA
 time and peak RSS of both, and the miner's RSS (one process) at 25%, 50% and 100% of the walk::
 
     python benchmarks/bench_mining.py ~/mirrors/git.git [--repeat 3] [--workers N]
+
+Cases record their changed lines, functions and modules, as ``--codesearch-generate`` does by default;
+``--no-lines`` mines files only, to show what that costs.
 """
 
 from __future__ import annotations
@@ -241,7 +244,7 @@ def _git_commit_count(repo: Path, merges: bool = False) -> int:
 
 
 def mine_once(
-    repo: Path, max_commits: int | None, trace: bool, workers: int | None, total: int = 0
+    repo: Path, max_commits: int | None, trace: bool, workers: int | None, total: int = 0, lines: bool = True
 ) -> dict[str, float]:
     """Mine in this process; return seconds, counts and memory (peak RSS growth, Python heap peak).
 
@@ -264,7 +267,7 @@ def mine_once(
             if f"rss_{share}" not in marks and (event.walked * 100 >= total * share or event.done):
                 marks[f"rss_{share}"] = _proc_status().get("VmRSS", 0.0) / 1024
 
-    stats = generate_goldset(repo, output, config, workers=workers, progress=progress if total else None)
+    stats = generate_goldset(repo, output, config, workers=workers, progress=progress if total else None, lines=lines)
     seconds = time.perf_counter() - started
     peak_heap = tracemalloc.get_traced_memory()[1] if trace else 0
     grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - baseline
@@ -284,13 +287,14 @@ def _proc_status() -> dict[str, float]:
 
 
 def mine_in_child(
-    repo: Path, max_commits: int | None, trace: bool, workers: int | None, total: int = 0
+    repo: Path, max_commits: int | None, trace: bool, workers: int | None, total: int = 0, lines: bool = True
 ) -> dict[str, float]:
     """Run ``mine_once`` in a fresh interpreter, so caches and peak RSS start from nothing; add its CPU time."""
     args = [sys.executable, __file__, "--child", str(repo), "--max-commits", str(max_commits or 0)]
     args += ["--trace"] if trace else []
     args += ["--workers", str(workers)] if workers is not None else []
     args += ["--total", str(total)] if total else []
+    args += [] if lines else ["--no-lines"]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(args, check=True, capture_output=True, text=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -299,21 +303,22 @@ def mine_in_child(
     return result
 
 
-def bench_real(repo: Path, repeat: int, workers: int | None) -> None:
+def bench_real(repo: Path, repeat: int, workers: int | None, lines: bool = True) -> None:
     """Time git log and the miner on a real history, best of ``repeat`` each, interleaved; print the figures."""
     listed, total = _git_commit_count(repo), _git_commit_count(repo, merges=True)
     print(f"repository: {repo} ({total:,} commits from HEAD, {listed:,} without merges)")
     git_runs, ours = [], []
     for _ in range(max(repeat, 1)):
         git_runs.append(_timed(["git", "-C", str(repo), "log", "--no-merges", "--name-status", "-M"]))
-        ours.append(mine_in_child(repo, None, False, workers))
+        ours.append(mine_in_child(repo, None, False, workers, lines=lines))
     git_s, git_cpu, git_rss = min(git_runs)
     best = min(ours, key=lambda run: run["seconds"])
     print(f"git log --no-merges --name-status -M: {git_s:.2f} s (CPU {git_cpu:.2f} s, peak RSS {git_rss:.0f} MiB)")
-    print(f"miner, {best['workers']:.0f} process(es): {best['seconds']:.2f} s (CPU {best['cpu']:.2f} s), "
+    print(f"miner ({'with' if lines else 'without'} lines, functions and modules), {best['workers']:.0f} "
+          f"process(es): {best['seconds']:.2f} s (CPU {best['cpu']:.2f} s), "
           f"{best['walked']:,.0f} commits, {best['kept']:,.0f} cases: {best['seconds'] / git_s:.2f}x git wall, "
           f"{best['cpu'] / git_cpu:.2f}x git CPU (target <= 4x)")  # fmt: skip
-    memory = mine_in_child(repo, None, False, 1, total)  # one process: its RSS is all of it
+    memory = mine_in_child(repo, None, False, 1, total, lines)  # one process: its RSS is all of it
     marks = ", ".join(f"{share}% {memory.get(f'rss_{share}', 0):.0f} MiB" for share in (25, 50, 100))
     print(f"miner RSS, one process, at {marks} of the walk (mapped pack files included, as in git's figure; "
           f"anonymous at the end {memory.get('RssAnon', 0) / 1024:.0f} MiB)")
@@ -332,12 +337,15 @@ def main() -> None:
     parser.add_argument("--max-commits", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--trace", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--total", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--no-lines", dest="lines", action="store_false",
+                        help="mine files only (--codesearch-generate-lines=false), to see what lines cost")
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(mine_once(args.child, args.max_commits or None, args.trace, args.workers, args.total)))
+        found = mine_once(args.child, args.max_commits or None, args.trace, args.workers, args.total, args.lines)
+        print(json.dumps(found))
         return
     if args.repository:
-        bench_real(args.repository.absolute(), args.repeat, args.workers)
+        bench_real(args.repository.absolute(), args.repeat, args.workers, args.lines)
         return
     cache = Path(tempfile.gettempdir()) / "pytest-codesearch-bench"
     started = time.perf_counter()
@@ -349,7 +357,7 @@ def main() -> None:
     for _ in range(max(args.repeat, 2)):  # interleaved, so both see the same load; twice at least: warm caches
         git_times.append(_timed(["git", "-C", str(repo), "log", "--no-merges", "--name-status", "-M"]))
         for mode in modes:
-            ours[mode].append(mine_in_child(repo, None, False, mode))
+            ours[mode].append(mine_in_child(repo, None, False, mode, lines=args.lines))
     git_s, git_cpu, _ = min(git_times)
     listed = _git_commit_count(repo)
     print(f"git log --no-merges --name-status -M: {git_s:.3f} s (CPU {git_cpu:.3f} s) for {listed} commits "
@@ -364,8 +372,8 @@ def main() -> None:
               f"CPU {best['cpu']:.2f} s, {best['cpu'] / git_cpu:.2f}x git's")  # fmt: skip
     points = [(f"{args.commits // 4} commits", args.commits // 4), (f"{args.commits // 2} commits", args.commits // 2)]
     for label, limit in [*points, (f"{args.commits} commits (all)", None)]:
-        run = mine_in_child(repo, limit, False, 1)  # one process: its RSS is all of it
-        heap = mine_in_child(repo, limit, True, 1)["heap_peak_kib"]
+        run = mine_in_child(repo, limit, False, 1, lines=args.lines)  # one process: its RSS is all of it
+        heap = mine_in_child(repo, limit, True, 1, lines=args.lines)["heap_peak_kib"]
         print(f"memory, {label}, one process: peak RSS growth {run['rss_growth_kib'] / 1024:.1f} MiB "
               f"(at the end: anonymous {run.get('RssAnon', 0) / 1024:.1f} MiB, mapped files "
               f"{run.get('RssFile', 0) / 1024:.1f} MiB), Python heap peak {heap / 1024:.1f} MiB")  # fmt: skip

@@ -27,7 +27,7 @@ def run_generate(config: pytest.Config, settings: Settings, filters: FilterConfi
     try:
         stats = generate_goldset(
             repo, output, filters or FilterConfig(), rev=settings.rev, transform=_hook_transform(config),
-            progress=printer, name=settings.name,
+            progress=printer, name=settings.name, lines=settings.generate_lines,
         )
     except MiningError as exc:
         printer.finish()

@@ -75,6 +75,8 @@ class Settings:
     output: Path | None = None
     name: str | None = None
     """The name mined case ids start with (None: the repository's folder name)."""
+    generate_lines: bool = True
+    """Mined cases record their line ranges, functions and modules."""
     convert: Path | None = None
     """``--codesearch-convert``: the gold set to write as native JSONL (None: run cases)."""
     repo_map: tuple[tuple[str, Path], ...] = ()

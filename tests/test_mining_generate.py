@@ -94,11 +94,16 @@ def _short(ids: dict[str, str], name: str) -> str:
     return f"project-{ids[name][:12]}"
 
 
+def _paths(entries: list[Any]) -> list[str]:
+    """Return the paths of ``ground_truth_files`` entries (plain strings, or objects with lines)."""
+    return [entry if isinstance(entry, str) else entry["path"] for entry in entries]
+
+
 def test_kept_cases_are_exactly_these(project: tuple[Path, dict[str, str]], mined: Any) -> None:
     _, ids = project
     _, cases, _ = mined
-    got = [(c["id"], c["query"], c["ground_truth_files"], c["base_commit"], c["complexity"], c.get("added_files", []))
-           for c in cases]  # fmt: skip
+    got = [(c["id"], c["query"], _paths(c["ground_truth_files"]), c["base_commit"], c["complexity"],
+            c.get("added_files", [])) for c in cases]  # fmt: skip
     assert got == [
         (_short(ids, "c22"), "Cache the parsed templates per request", ["src/app.py"], ids["c21"], "low", []),
         (_short(ids, "c21"), "Handle caf\ufffd names in the parser", ["src/helpers.py"], ids["c20"], "low", []),
@@ -112,6 +117,35 @@ def test_kept_cases_are_exactly_these(project: tuple[Path, dict[str, str]], mine
          ["src/app.py", "src/util.py"], ids["c3"], "medium", []),
         (_short(ids, "c2"), "add a login form to the app", ["src/app.py"], ids["c1"], "low", ["src/forms.py"]),
     ]  # fmt: skip
+
+
+def test_kept_cases_record_changed_lines_functions_and_modules(mined: Any) -> None:
+    """Old-side spans of git's diff, and the definitions of the parent's Python holding them (issue 10, item 6)."""
+    _, cases, _ = mined
+    got = [(c["ground_truth_files"], c.get("ground_truth_functions"), c.get("ground_truth_modules")) for c in cases]
+    app = {"path": "src/app.py", "lines": [[3, 3]]}
+    extra = {"path": "src/helpers.py", "lines": [[38, 38]]}
+    helpers = [f"src/util.py:helper_{n}" for n in range(12)]
+    returns = [[line, line] for line in range(2, 33, 3)] + [[35, 36]]  # each helper's return; after the last
+    assert got == [
+        ([app], None, None),
+        ([extra], ["src/helpers.py:extra"], ["src/helpers.py:extra"]),
+        ([app], None, None),  # a module-level assignment: file and line level only
+        ([app, extra], ["src/helpers.py:extra"], ["src/helpers.py:extra"]),
+        ([app, {"path": "src/db/models.py", "lines": [[1, 2]]}], None, ["src/db/models.py:Model"]),  # deleted
+        ([app, {"path": "src/util.py", "lines": returns}], helpers, helpers),  # renamed to helpers.py and edited
+        ([{"path": "src/app.py", "lines": [[2, 2]]}], ["src/app.py:app"], ["src/app.py:app"]),  # appended after 2
+    ]
+
+
+def test_without_lines_cases_name_files_only(project: tuple[Path, dict[str, str]], mined: Any, tmp_path: Path) -> None:
+    path, _ = project
+    _, cases, _ = mined
+    output = tmp_path / "files.jsonl"
+    generate_goldset(path, output, FilterConfig(), workers=1, lines=False)
+    plain = [json.loads(line) for line in output.read_text(encoding="utf-8").splitlines()[1:]]
+    assert [case["ground_truth_files"] for case in plain] == [_paths(case["ground_truth_files"]) for case in cases]
+    assert not any("ground_truth_functions" in case or "ground_truth_modules" in case for case in plain)
 
 
 def test_every_dropped_commit_is_counted_under_its_first_reason(mined: Any) -> None:
@@ -148,7 +182,7 @@ def test_cases_record_commit_message_category_rule_and_source(project: tuple[Pat
     assert first == {
         "id": _short(ids, "c22"),
         "query": "Cache the parsed templates per request",
-        "ground_truth_files": ["src/app.py"],
+        "ground_truth_files": [{"path": "src/app.py", "lines": [[3, 3]]}],
         "repo": "../project",
         "base_commit": ids["c21"],
         "commit_hash": ids["c22"],
@@ -277,8 +311,9 @@ def test_keep_leaky_and_fewer_rules(project: tuple[Path, dict[str, str]], tmp_pa
     [
         (lambda q, c: f"where is {c.ground_truth[0]} {q}".lower(), "hook", 0),
         (lambda q, c: None, "rules", 0),
-        (lambda q, c: "   ", "rules (hook failed: returned '   ')", 10),
-        (lambda q, c: 1 / 0, "rules (hook failed: ZeroDivisionError: division by zero)", 10),
+        # 11: every commit past the file rules, the whitespace-only one too (content is read after the query rules)
+        (lambda q, c: "   ", "rules (hook failed: returned '   ')", 11),
+        (lambda q, c: 1 / 0, "rules (hook failed: ZeroDivisionError: division by zero)", 11),
     ],
 )
 def test_transform_hook_rewrites_or_falls_back(

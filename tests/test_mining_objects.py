@@ -69,7 +69,8 @@ def test_mining_a_packed_history_gives_the_cases_of_the_loose_one(tmp_path: Path
     after = generate_goldset(tmp_path / "loose", tmp_path / "after.jsonl", FilterConfig(), workers=1)
     lines = [(tmp_path / name).read_text().splitlines()[1:] for name in ("before.jsonl", "after.jsonl")]
     assert lines[0] == lines[1]
-    assert [json.loads(line)["ground_truth_files"] for line in lines[0]] == [["src/a.py", "src/b.py"]]
+    changed = [{"path": "src/a.py", "lines": [[1, 1]]}, {"path": "src/b.py", "lines": [[1, 1]]}]
+    assert [json.loads(line)["ground_truth_files"] for line in lines[0]] == [changed]
     assert before.dropped == after.dropped == {"whitespace-only": 1, "root commit": 1}
 
 

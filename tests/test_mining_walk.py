@@ -115,7 +115,10 @@ def test_renamed_files_are_not_listed_as_added(tmp_path: Path) -> None:
     commit(repo, {**moves, "src/c.py": "C = 2\n", "src/d.py": "D = 1\n"}, "Move the functions into the moved package")
     stats = generate_goldset(tmp_path / "r", tmp_path / "out.jsonl", FilterConfig(rename_limit=1), workers=1)
     case = json.loads((tmp_path / "out.jsonl").read_text().splitlines()[1])
-    assert case["ground_truth_files"] == ["src/a.py", "src/b.py", "src/c.py"]
+    # a.py moved as it was: no line changed; b.py is diffed against moved/b.py, as git diff -M pairs them
+    assert case["ground_truth_files"] == [
+        "src/a.py", {"path": "src/b.py", "lines": [[41, 41]]}, {"path": "src/c.py", "lines": [[1, 1]]}
+    ]  # fmt: skip
     assert case["added_files"] == ["src/d.py"]  # moved/a.py: same blob; moved/b.py: libgit2's similarity
     assert stats.rename_limit_hits == 1  # three additions, limit 1: recorded (PITFALLS 25)
 
@@ -130,7 +133,7 @@ def test_paths_that_are_not_utf8_are_left_out_and_counted(tmp_path: Path) -> Non
     repo.create_commit("HEAD", sig, sig, "Change both modules at once", after, [first])
     stats = generate_goldset(tmp_path / "r", tmp_path / "out.jsonl", FilterConfig(), workers=1)
     case = json.loads((tmp_path / "out.jsonl").read_text().splitlines()[1])
-    assert case["ground_truth_files"] == ["ok.py"]
+    assert case["ground_truth_files"] == [{"path": "ok.py", "lines": [[1, 1]]}]
     assert stats.excluded_files == {"unsafe or non-UTF-8 path": 1}
 
 

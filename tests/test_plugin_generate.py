@@ -41,9 +41,24 @@ def test_generate_writes_a_goldset_and_runs_no_tests(pytester: pytest.Pytester) 
     cases = {c["query"]: c for c in lines[1:]}
     retry = cases["Retry the database connection when it drops"]
     assert retry["base_commit"] == ids[1]
-    assert sorted(retry["ground_truth_files"]) == ["src/app.py", "src/db.py"]
+    assert retry["ground_truth_files"] == [
+        {"path": "src/app.py", "lines": [[3, 3]]}, {"path": "src/db.py", "lines": [[1, 1]]}
+    ]  # fmt: skip
+    changed = ["src/app.py:logout", "src/db.py:connect"]
+    assert retry["ground_truth_functions"] == retry["ground_truth_modules"] == changed
     assert retry["repo"] == "project"
-    assert cases["Add a logout action for signed in users"]["ground_truth_files"] == ["src/app.py"]
+    logout = cases["Add a logout action for signed in users"]
+    assert logout["ground_truth_files"] == [{"path": "src/app.py", "lines": [[2, 2]]}]  # appended after login
+    assert logout["ground_truth_functions"] == ["src/app.py:login"]
+
+
+def test_generate_lines_false_writes_files_only(pytester: pytest.Pytester) -> None:
+    _history(pytester.path / "project")
+    args = ["--codesearch-generate", "--codesearch-repo=project", "--codesearch-output=out.jsonl"]
+    assert pytester.runpytest(*args, "--codesearch-generate-lines=false").ret == 0
+    cases = [json.loads(line) for line in (pytester.path / "out.jsonl").read_text().splitlines()[1:]]
+    assert [sorted(case["ground_truth_files"]) for case in cases] == [["src/app.py", "src/db.py"], ["src/app.py"]]
+    assert not any("ground_truth_functions" in case for case in cases)
 
 
 def test_mined_goldset_evaluates_at_each_parent(pytester: pytest.Pytester) -> None:
@@ -165,3 +180,32 @@ def test_real_history_evaluates_under_xdist_at_each_parent(pytester: pytest.Pyte
     for record in records:
         parent = repo[record["base_commit"]].peel(pygit2.Commit)
         assert record["snapshot"] == str(parent.tree_id)
+
+
+def test_mined_functions_score_an_answer_at_function_level(pytester: pytest.Pytester) -> None:
+    """A mined gold set carries functions and modules, so an agent naming the right ones scores at those levels."""
+    _history(pytester.path / "project")
+    (pytester.path / "agents_here.py").write_text(
+        "from pytest_codesearch import RetrievalResult\n"
+        "class Right:\n"
+        "    def initialize(self, repo_path): pass\n"
+        "    def retrieve(self, query):\n"
+        "        if query.startswith('Retry'):\n"
+        "            return RetrievalResult(files=['src/db.py', 'src/app.py'],\n"
+        "                                   functions=['src/db.py:connect', 'src/app.py:logout'])\n"
+        "        return RetrievalResult(files=['src/app.py'], functions=['src/app.py:logout'])\n"
+        "    def reset(self): pass\n"
+    )
+    (pytester.path / "bench.yaml").write_text(
+        "dataset:\n  repository: project\n  output: mined.jsonl\n"
+        "agents:\n  - name: right\n    class: agents_here:Right\n"
+    )
+    assert pytester.runpytest("--codesearch-generate", "--codesearch-config=bench.yaml").ret == 0
+    pytester.syspathinsert()
+    result = pytester.runpytest("--codesearch-config=bench.yaml", "mined.jsonl")
+    result.assert_outcomes(passed=2)
+    cases = {case["query"][:5]: case["metrics"] for case in read_results(pytester.path)["cases"]}
+    retry, logout = cases["Retry"], cases["Add a"]
+    assert (retry["function_acc@1"], retry["function_acc@5"], retry["function_recall@5"]) == (1.0, 1.0, 1.0)
+    assert (retry["module_acc@5"], retry["function_mrr"]) == (1.0, 1.0)
+    assert (logout["function_acc@5"], logout["function_recall@5"], logout["function_mrr"]) == (0.0, 0.0, 0.0)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import pygit2
 
-from pytest_codesearch.mining.classify import PathFilter, is_source_path, looks_binary, same_ignoring_whitespace
+from pytest_codesearch.mining.classify import PathFilter, is_source_path, same_ignoring_whitespace
 from pytest_codesearch.mining.filters import FilterConfig
 from pytest_codesearch.mining.objects import BlobReader, ObjectReader
 from pytest_codesearch.mining.treediff import GITLINK, SYMLINK, TYPE_MASK, Change, TreeDiffer
@@ -23,11 +23,27 @@ PATH_CACHE_SIZE = 4096
 
 
 @dataclass(frozen=True)
+class ScoredFile:
+    """One ground-truth file: its path, its blob at the parent, and its blob after the commit (None if gone).
+
+    A file renamed away has the renamed file's blob as its new side, as ``git diff -M`` pairs them.
+    """
+
+    path: str
+    old_id: bytes
+    new_id: bytes | None
+
+
+@dataclass(frozen=True)
 class CommitFiles:
     """The files of a commit that makes a case: its ground truth and the files it added, sorted."""
 
     ground_truth: tuple[str, ...]
     added: tuple[str, ...]
+    scored: tuple[ScoredFile, ...] = ()
+    """The ground truth with blob ids, in the same order."""
+    edits_only: bool = False
+    """True when the commit adds no file: only then can it be whitespace-only (``formatting_only``)."""
 
 
 class FileSorter:
@@ -52,12 +68,16 @@ class FileSorter:
         self._paths: dict[bytes, tuple[str, str | None, bool]] = {}
 
     def sort(self, parent_tree: bytes, tree: bytes) -> CommitFiles | str:
-        """Return the commit's files, or why it makes no case. Raises ``KeyError`` for a missing object."""
+        """Return the commit's files, or why it makes no case. Raises ``KeyError`` for a missing object.
+
+        The whitespace-only rule is left to ``formatting_only``: it reads file contents, so the miner
+        applies it after the cheaper query rules.
+        """
         changes = self.differ.diff(parent_tree, tree)
         if not changes:
             return "no changes"
         ground_truth: list[str] = []
-        scored: list[tuple[Change, bytes]] = []
+        scored: list[Change] = []
         added: list[str] = []
         for change in changes:
             if change.old_id is None:
@@ -67,16 +87,17 @@ class FileSorter:
                 continue
             found = self._ground_truth_file(change, change.old_id)
             if found is not None:
-                ground_truth.append(found[0])
-                scored.append((change, found[1]))
+                ground_truth.append(found)
+                scored.append(change)
         reason = self._size_reason(changes, ground_truth)
         if reason is not None:
             return reason
-        if not added and self._formatting_only(scored):
-            return "whitespace-only"
+        edits_only = not added
+        renamed: dict[bytes, bytes] = {}
         if added:
-            added = self._without_renames(parent_tree, tree, changes, added)
-        return CommitFiles(tuple(ground_truth), tuple(added))
+            added = self._without_renames(parent_tree, tree, changes, added, renamed)
+        files = tuple(_scored(path, change, renamed) for path, change in zip(ground_truth, scored))
+        return CommitFiles(tuple(ground_truth), tuple(added), files, edits_only)
 
     def _size_reason(self, changes: list[Change], ground_truth: list[str]) -> str | None:
         if not ground_truth:
@@ -87,21 +108,18 @@ class FileSorter:
             return "too many files"
         return None
 
-    def _ground_truth_file(self, change: Change, old_id: bytes) -> tuple[str, bytes] | None:
-        """Return (path, content at the parent) when the changed path counts as ground truth, else count why not."""
+    def _ground_truth_file(self, change: Change, old_id: bytes) -> str | None:
+        """Return the path when the changed path counts as ground truth, else count why not."""
         reason = _mode_reason(change.old_mode)
         path, sniff = "", False
         if reason is None:
             path, reason, sniff = self._path_verdict(change.path)
-        data = b""
-        if reason is None and sniff:
-            data = self.blobs.read(old_id)
-            if looks_binary(data):
-                reason = "binary"
+        if reason is None and sniff and self.blobs.looks_binary(old_id):
+            reason = "binary"
         if reason is not None:
             self.excluded[reason] += 1
             return None
-        return path, data
+        return path
 
     def _added_path(self, change: Change) -> str | None:
         if not is_regular(change.new_mode):
@@ -128,44 +146,65 @@ class FileSorter:
             self._paths[raw] = verdict
         return verdict
 
-    def _formatting_only(self, scored: list[tuple[Change, bytes]]) -> bool:
+    def formatting_only(self, files: CommitFiles) -> bool:
         """Return whether every ground-truth change vanishes once whitespace is ignored (mode changes too).
 
-        Deletions and type changes are looked at first: they need no blob read. Then the files are checked
-        smallest first, by the sizes in their object headers: any real edit ends the check, and reading a
-        blob costs in proportion to its size (issue 12).
+        Only a commit that adds no file can be whitespace-only. Deletions and type changes are looked at
+        first: they need no blob read. Then the files are checked smallest first, by the sizes in their
+        object headers: any real edit ends the check, and reading a blob costs in proportion to its size
+        (issue 12).
         """
-        if any(change.new_id is None or not is_regular(change.new_mode) for change, _ in scored):
+        if not files.edits_only or any(file.new_id is None for file in files.scored):
             return False
-        edited = [(change, old_data) for change, old_data in scored if change.old_id != change.new_id]
+        edited = [file for file in files.scored if file.old_id != file.new_id]
         if len(edited) > 1:
             edited.sort(key=self._read_cost)
-        for change, old_data in edited:
-            old = old_data or self.blobs.read(change.old_id or b"")
-            if not same_ignoring_whitespace(old, self.blobs.read(change.new_id or b"")):
+        for file in edited:
+            if not same_ignoring_whitespace(self.blobs.read(file.old_id), self.blobs.read(file.new_id or b"")):
                 return False
         return True
 
-    def _read_cost(self, edit: tuple[Change, bytes]) -> int:
-        """Return how many bytes checking one edited file would read (the old content may be read already)."""
-        change, old_data = edit
-        return (0 if old_data else self.blobs.size(change.old_id or b"")) + self.blobs.size(change.new_id or b"")
+    def _read_cost(self, file: ScoredFile) -> int:
+        """Return how many bytes checking one edited file reads."""
+        return self.blobs.size(file.old_id) + self.blobs.size(file.new_id or b"")
 
-    def _without_renames(self, parent_tree: bytes, tree: bytes, changes: list[Change], added: list[str]) -> list[str]:
-        """Return ``added`` without the paths that are renames of deleted files (exact first, then libgit2's)."""
+    def _without_renames(
+        self, parent_tree: bytes, tree: bytes, changes: list[Change], added: list[str], renamed: dict[bytes, bytes]
+    ) -> list[str]:
+        """Return ``added`` without the paths that are renames of deleted files (exact first, then libgit2's).
+
+        Fills ``renamed``: the old path of each file renamed away -> the blob its new path holds.
+        """
         deleted = {change.old_id for change in changes if change.new_id is None}
         if not deleted:
             return added
         moved = [change for change in changes if change.old_id is None and change.new_id in deleted]
+        same = {change.new_id for change in moved}
+        for change in changes:
+            if change.new_id is None and change.old_id in same:
+                renamed[change.path] = change.new_id or change.old_id or b""  # moved as it was: the same blob
         exact = {change.path.decode("utf-8", "replace") for change in moved}
         remaining = [path for path in added if path not in exact]
-        if not remaining or not deleted - {change.new_id for change in moved}:
+        if not remaining or not deleted - same:
             return remaining
         unmatched = [change.path for change in changes if change.new_id is None or change.old_id is None]
         renames, limited = find_renames(self.repo, parent_tree, tree, self.config.rename_limit, unmatched)
         self.rename_limit_hits += limited
+        new_ids = {change.path: change.new_id for change in changes if change.old_id is None and change.new_id}
+        renamed.update((old, new_ids[new]) for new, old in renames.items() if new in new_ids and old not in renamed)
         targets = {path.decode("utf-8", "replace") for path in renames}
         return [path for path in remaining if path not in targets]
+
+
+def _scored(path: str, change: Change, renamed: dict[bytes, bytes]) -> ScoredFile:
+    """Return a ground-truth change with its new side: the file's blob, the renamed file's, or None.
+
+    A file that stopped being a regular file (now a symlink or a directory) is gone, as ``git diff`` shows it.
+    """
+    old_id = change.old_id or b""
+    if change.new_id is not None and is_regular(change.new_mode):
+        return ScoredFile(path, old_id, change.new_id)
+    return ScoredFile(path, old_id, renamed.get(change.path))
 
 
 def _mode_reason(mode: int) -> str | None:

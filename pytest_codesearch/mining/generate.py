@@ -76,6 +76,7 @@ def generate_goldset(
     progress: Callable[[ProgressEvent], None] | None = None,
     workers: int | None = None,
     name: str | None = None,
+    lines: bool = True,
 ) -> MiningStats:
     """Mine the history reachable from ``rev`` into the gold set ``output``; return what was done.
 
@@ -84,7 +85,8 @@ def generate_goldset(
     at the end with ``done=True``. ``workers`` is the number of processes (default: 2 where the machine
     has two cores; always 1 with a transform, which stays in this process). ``name`` starts every case
     id (``<name>-<12 hex digits>``) and names the gold set; by default it is the repository's own name
-    (its ``origin`` remote's, else its directory's), so a commit gets the same id in every clone. Raises
+    (its ``origin`` remote's, else its directory's), so a commit gets the same id in every clone. With
+    ``lines``, each case records the line ranges, functions and modules its commit changes. Raises
     ``MiningError`` for a repository, revision or output that cannot be used.
     """
     reporter = Reporter(progress)
@@ -99,9 +101,11 @@ def generate_goldset(
         if count > 1:
             from pytest_codesearch.mining.parallel import mine_in_processes
 
-            counts = mine_in_processes(repo_path, str(head.id), config, case_repo, name, count, writer, reporter)
+            counts = mine_in_processes(
+                repo_path, str(head.id), config, case_repo, name, count, writer, reporter, lines=lines
+            )
         else:
-            counts = _mine(Miner(repo, config, transform, case_repo, name), head, writer, reporter)
+            counts = _mine(Miner(repo, config, transform, case_repo, name, lines), head, writer, reporter)
         stats = _stats(counts, output, str(head.id), reporter.elapsed(), count)
         writer.publish(_metadata(name, rev, head, config, stats))
     reporter.finish(counts.walked, counts.kept)

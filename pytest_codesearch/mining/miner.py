@@ -21,6 +21,7 @@ from pytest_codesearch.mining.classify import RuleSet, bot_matcher, classify_kin
 from pytest_codesearch.mining.filters import FilterConfig
 from pytest_codesearch.mining.files import CommitFiles, FileSorter
 from pytest_codesearch.mining.objects import ObjectReader
+from pytest_codesearch.mining.spans import ChangedCode, changed_code
 from pytest_codesearch.mining.query import decode_message, leaked_path, query_from_parts, split_message, word_count
 from pytest_codesearch.mining.treediff import TreeDiffer
 from pytest_codesearch.mining.walk import MiningError, shallow_boundary, walk
@@ -42,9 +43,9 @@ DROP_REASONS = (
     "only excluded files",
     "too few files",
     "too many files",
-    "whitespace-only",
     "query too short",
     "leaky query",
+    "whitespace-only",
     DUPLICATE,
 )
 """Why a commit makes no case, in the order the tests are made ("message: <rule>" names the rule)."""
@@ -130,8 +131,11 @@ class Miner:
         transform: Transform | None,
         case_repo: str | None,
         name: str,
+        lines: bool = True,
     ) -> None:
         self.repo = repo
+        self.lines = lines
+        """Record each case's changed lines, functions and modules (``spans.py``)."""
         self.config = config
         self.transform = transform
         self.case_repo = case_repo
@@ -211,7 +215,7 @@ class Miner:
         if isinstance(files, str):
             return files
         mined = self._mined(commit, str(parents[0]), message, subject, (name, email), files)
-        return self._candidate(mined, paragraphs)
+        return self._candidate(mined, paragraphs, files)
 
     def _author(self, author: pygit2.Signature) -> tuple[str, str, bool]:
         """Return the author's name, email and whether they are a bot; cached, as a history has few authors."""
@@ -244,14 +248,21 @@ class Miner:
             rule=rule,
         )
 
-    def _candidate(self, mined: MinedCommit, paragraphs: list[str]) -> Candidate | str:
+    def _candidate(self, mined: MinedCommit, paragraphs: list[str], files: CommitFiles) -> Candidate | str:
+        """Return the case, after the query rules and then the ones that read file contents."""
         query, source = self._query(mined, paragraphs)
         if word_count(query) < self.config.min_query_words:
             return "query too short"
         leaky = leaked_path(query, mined.ground_truth) is not None
         if leaky and not self.config.keep_leaky:
             return "leaky query"
-        line = _ENCODER.encode(self.case_json(mined, query, source, leaky))
+        try:
+            if self.files.formatting_only(files):
+                return "whitespace-only"
+            code = changed_code(files.scored, self.files.blobs.read) if self.lines else None
+        except (KeyError, ValueError, pygit2.GitError):
+            return "missing objects"
+        line = _ENCODER.encode(self.case_json(mined, query, source, leaky, code))
         return Candidate(line, case_key(query, mined.ground_truth))
 
     def _query(self, mined: MinedCommit, paragraphs: list[str]) -> tuple[str, str]:
@@ -272,7 +283,9 @@ class Miner:
             return query, f"rules (hook failed: returned {repr(rewritten)[:100]})"
         return " ".join(rewritten.split()), "hook"
 
-    def case_json(self, mined: MinedCommit, query: str, source: str, leaky: bool) -> dict[str, Any]:
+    def case_json(
+        self, mined: MinedCommit, query: str, source: str, leaky: bool, code: ChangedCode | None = None
+    ) -> dict[str, Any]:
         """Return the case as ``case_to_json(TestCase(...))`` would, without validating it again.
 
         Every value is valid by construction (paths passed ``decode_path``, the query has words, ids are
@@ -280,7 +293,11 @@ class Miner:
         ``TestCase``.
         """
         case: dict[str, Any] = {"id": f"{self.prefix}-{mined.commit_id[:SHORT_HASH]}", "query": query}
-        case["ground_truth_files"] = list(mined.ground_truth)
+        lines = code.lines if code is not None else {}
+        case["ground_truth_files"] = [
+            {"path": path, "lines": [list(span) for span in lines[path]]} if path in lines else path
+            for path in mined.ground_truth
+        ]
         if self.case_repo is not None:
             case["repo"] = self.case_repo
         case.update(
@@ -293,6 +310,10 @@ class Miner:
         if mined.added_files:
             case["added_files"] = list(mined.added_files)
         case.update(query_source=source, leaky=leaky, rule=mined.rule, commit_message=mined.message)
+        if code is not None and code.functions:
+            case["ground_truth_functions"] = list(code.functions)
+        if code is not None and code.modules:
+            case["ground_truth_modules"] = list(code.modules)
         return case
 
 

@@ -10,13 +10,18 @@ while mining (issue 4, performance): libgit2's re-hashing of every object read, 
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pygit2
 
+from pytest_codesearch.mining.classify import looks_binary
+
 _TREE = int(pygit2.enums.ObjectType.TREE)
+BINARY_VERDICTS = 1 << 16
+"""Blobs whose binary verdict is remembered (about 100 bytes each)."""
 _DEFAULT_TREE_LIMIT = 4096
 """libgit2's default size limit for caching a tree (``GIT_OPT_SET_CACHE_OBJECT_LIMIT``)."""
 
@@ -81,25 +86,46 @@ def _objects_directory(gitdir: Path) -> Path:
 
 
 class BlobReader:
-    """Reads blobs, keeping the last few: a commit's old file is often the next commit's new one."""
+    """Reads blobs, keeping recent ones up to a byte budget, and remembers which blobs look binary.
 
-    def __init__(self, objects: ObjectReader, keep: int = 8, largest: int = 1 << 20) -> None:
+    Walking newest first, the old version of a file in one commit is the new version of the same file in
+    the next commit that changes it, often a few hundred commits older: kept by id (least recently used
+    dropped first), it is inflated once for both (issue 12: reading blobs was the miner's largest cost).
+    Memory stays bounded by ``budget``, whatever the length of the history.
+    """
+
+    def __init__(self, objects: ObjectReader, budget: int = 48 << 20, largest: int = 4 << 20) -> None:
         self._read = objects.read
         self.size = objects.size
-        self._keep = keep
+        self._budget = budget
         self._largest = largest
-        self._cache: dict[bytes, bytes] = {}
+        self._held = 0
+        self._cache: OrderedDict[bytes, bytes] = OrderedDict()
+        self._binary: dict[bytes, bool] = {}
 
     def read(self, oid: bytes) -> bytes:
         """Return the content of the blob ``oid`` (raw id); raises ``KeyError`` when it is missing."""
         data = self._cache.get(oid)
-        if data is None:
-            data = bytes(self._read(oid)[1])
-            if len(data) <= self._largest:
-                if len(self._cache) >= self._keep:
-                    del self._cache[next(iter(self._cache))]
-                self._cache[oid] = data
+        if data is not None:
+            self._cache.move_to_end(oid)
+            return data
+        data = bytes(self._read(oid)[1])
+        if len(data) <= self._largest:
+            self._cache[oid] = data
+            self._held += len(data)
+            while self._held > self._budget:
+                self._held -= len(self._cache.popitem(last=False)[1])
         return data
+
+    def looks_binary(self, oid: bytes) -> bool:
+        """Return whether the blob ``oid`` looks binary (``classify.looks_binary``), reading it at most once."""
+        verdict = self._binary.get(oid)
+        if verdict is None:
+            verdict = looks_binary(self.read(oid))
+            if len(self._binary) >= BINARY_VERDICTS:
+                self._binary.clear()
+            self._binary[oid] = verdict
+        return verdict
 
 
 @contextmanager

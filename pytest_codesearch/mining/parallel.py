@@ -46,6 +46,7 @@ class _Job:
     scratch: Path
     lease: int
     lead: int | None
+    lines: bool
 
 
 def mine_in_processes(
@@ -59,16 +60,18 @@ def mine_in_processes(
     reporter: Reporter,
     chunk: int = LEASE,
     lead: int | None = None,
+    lines: bool = True,
 ) -> Counts:
     """Mine with ``workers`` processes, adding the cases to ``writer`` in walk order; return the counts.
 
     Each worker examines one contiguous range of the walk; ``chunk`` is the lease worker 0 renews until the
-    ranges are planned, and ``lead`` (tests) makes worker 0 wait for the plan at that position.
+    ranges are planned, and ``lead`` (tests) makes worker 0 wait for the plan at that position. With
+    ``lines``, workers record each case's changed lines, functions and modules.
     """
     context = _context()
     scratch = Path(tempfile.mkdtemp(dir=writer.output.parent, prefix=f".{writer.output.name}.workers-"))
     jobs = [
-        _Job(repo_path, head, config, case_repo, name, index, workers, scratch / f"{index}.tsv", chunk, lead)
+        _Job(repo_path, head, config, case_repo, name, index, workers, scratch / f"{index}.tsv", chunk, lead, lines)
         for index in range(workers)
     ]
     plan = new_plan(context, workers)
@@ -166,7 +169,7 @@ def _work(job: _Job, plan: Plan, progress: Any, results: Any) -> None:
 
 def _examine_share(job: _Job, plan: Plan, progress: Any) -> Counts:
     repo = open_repository(job.repo_path)
-    miner = Miner(repo, job.config, None, job.case_repo, job.name)
+    miner = Miner(repo, job.config, None, job.case_repo, job.name, job.lines)
     head = repo[pygit2.Oid(hex=job.head)].peel(pygit2.Commit)
     outside = 0
     if job.index == 1:  # count what there is to examine while worker 0 starts, then plan the ranges

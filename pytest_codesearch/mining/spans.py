@@ -1,0 +1,133 @@
+"""The old-side lines, functions and modules a kept commit changes, by the rules of SWE-bench instances.
+
+Each ground-truth file is diffed as ``git diff`` would (libgit2's xdiff, Myers with git's default indent
+heuristic): the lines a change removes or modifies count, and a pure insertion marks the old lines on
+either side of it, as ``goldset/patch.py`` reads a unified diff. Python files are then parsed at the
+parent (``goldset/entities.py``) for the functions and top-level definitions holding those lines. Only
+kept commits pay for this; the blobs come through the miner's ``BlobReader``, which usually holds them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import pygit2
+
+from pytest_codesearch.goldset.entities import changed_entities
+from pytest_codesearch.goldset.patch import Span, spans
+from pytest_codesearch.goldset.truth import PYTHON_SUFFIXES
+from pytest_codesearch.mining.affixes import common_prefix, common_suffix
+from pytest_codesearch.mining.files import ScoredFile
+
+_FLAGS = pygit2.enums.DiffOption.INDENT_HEURISTIC
+"""git's default since 2.14 (``diff.indentHeuristic``): where an ambiguous hunk goes."""
+_BINARY_SNIFF = 8000
+_NEWLINE = ord("\n")
+_LONGEST_MIDDLE = 16 << 10
+"""Changed bytes (both sides) past which the one-region check is left to libgit2."""
+
+
+@dataclass(frozen=True)
+class ChangedCode:
+    """What a commit changed in its ground-truth files, at line, function and module level."""
+
+    lines: dict[str, tuple[Span, ...]]
+    """Old-side spans of each file that has any (a file only renamed or re-moded has none)."""
+    functions: tuple[str, ...]
+    """``path.py:Class.method`` of every function or method holding a changed old-side line."""
+    modules: tuple[str, ...]
+    """``path.py:Name`` of every top-level class or function holding one."""
+
+
+def changed_code(files: Sequence[ScoredFile], read: Callable[[bytes], bytes]) -> ChangedCode:
+    """Return the lines, functions and modules that ``files`` change; ``read`` returns a blob's content."""
+    lines: dict[str, tuple[Span, ...]] = {}
+    functions: list[str] = []
+    modules: list[str] = []
+    for file in files:
+        if file.old_id == file.new_id:
+            continue  # a mode change, or a rename without edits: no line changed
+        old = read(file.old_id)
+        found = old_side_spans(old, b"" if file.new_id is None else read(file.new_id))
+        if not found:
+            continue
+        lines[file.path] = found
+        if file.path.endswith(PYTHON_SUFFIXES):
+            entities = changed_entities(file.path, old, (n for start, end in found for n in range(start, end + 1)))
+            functions.extend(entities.functions)
+            modules.extend(entities.modules)
+    return ChangedCode(lines, tuple(functions), tuple(modules))
+
+
+def old_side_spans(old: bytes, new: bytes) -> tuple[Span, ...]:
+    """Return the merged old-side spans a diff from ``old`` to ``new`` touches; () for binary content.
+
+    Removed and modified lines count; an insertion after old line k marks lines k and k + 1 (those that
+    exist), the lines a three-line-context hunk shows around it.
+    """
+    found = _one_region(old, new)
+    if found is None:
+        patch = pygit2.Patch.create_from(old, new, flag=_FLAGS, context_lines=0)
+        found = [(hunk.old_start, hunk.old_lines) for hunk in patch.hunks]
+    touched: list[int] = []
+    last = 0  # the number of old lines, counted once a pure insertion needs it
+    for start, count in found:
+        if count:
+            touched.extend(range(start, start + count))
+            continue
+        last = last or old.count(b"\n") + (not old.endswith(b"\n") and bool(old))
+        touched.extend(line for line in (start, start + 1) if 1 <= line <= last)
+    return tuple(spans(touched))
+
+
+def _one_region(old: bytes, new: bytes) -> list[tuple[int, int]] | None:
+    """Return the one hunk (old start, old line count) of a change git's diff cannot place otherwise, or None.
+
+    Past the lines both versions share at their start and end, xdiff can only mark every remaining line
+    changed when the two middles have no line in common, and can only move that hunk (its slider
+    heuristics) when a line next to it equals the hunk's line at the other end. When neither is so,
+    the hunk is settled without diffing whole files (issue 12: the diff cost more than reading the blobs).
+    Binary content, long middles and every other case return None: libgit2 diffs those.
+    """
+    if old == new:
+        return []
+    if b"\0" in old[:_BINARY_SNIFF] or b"\0" in new[:_BINARY_SNIFF]:
+        return None
+    start = old.rfind(b"\n", 0, common_prefix(old, new)) + 1  # the first line that differs, in both
+    shared = common_suffix(old, new, min(len(old), len(new)) - start)
+    old_end, new_end = len(old) - shared, len(new) - shared
+    while not (_line_start(old, old_end) and _line_start(new, new_end)):
+        newline = old.find(b"\n", old_end)  # the shared end starts mid-line in one version: take whole lines
+        step = (len(old) if newline < 0 else newline + 1) - old_end
+        old_end, new_end = old_end + step, new_end + step
+    if old_end + new_end - 2 * start > _LONGEST_MIDDLE:
+        return None
+    old_lines, new_lines = _lines(old[start:old_end]), _lines(new[start:new_end])
+    if not set(old_lines).isdisjoint(new_lines):
+        return None
+    if _slides(old, old_lines, start, old_end) or _slides(new, new_lines, start, new_end):
+        return None
+    first = old.count(b"\n", 0, start) + 1
+    return [(first, len(old_lines))] if old_lines else [(first - 1, 0)]
+
+
+def _line_start(data: bytes, at: int) -> bool:
+    return at == 0 or at == len(data) or data[at - 1] == _NEWLINE
+
+
+def _lines(data: bytes) -> list[bytes]:
+    """Return the lines of ``data`` with their newlines (a last line may lack one), split at ``\\n`` only."""
+    parts = data.split(b"\n")
+    lines = [part + b"\n" for part in parts[:-1]]
+    return lines + [parts[-1]] if parts[-1] else lines
+
+
+def _slides(data: bytes, lines: list[bytes], start: int, end: int) -> bool:
+    """Return whether the run of changed ``lines`` at ``data[start:end]`` could move up or down a line."""
+    if not lines:
+        return False
+    before = data[data.rfind(b"\n", 0, start - 1) + 1 : start] if start else None
+    newline = data.find(b"\n", end)
+    after = data[end : len(data) if newline < 0 else newline + 1] if end < len(data) else None
+    return before == lines[-1] or after == lines[0]
