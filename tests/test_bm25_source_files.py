@@ -12,6 +12,7 @@ from rank_bm25 import BM25Okapi  # type: ignore[import-untyped]
 
 from pytest_codesearch.agents.bm25 import BM25Agent
 from pytest_codesearch.agents.sourcefiles import any_source, is_source_path
+from pytest_codesearch.agents.tokencache import TokenCache
 from pytest_codesearch.agents.tokenize import path_tokens, tokenize
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -87,6 +88,23 @@ def test_files_all_ranks_every_text_file_but_tests(tree: Path) -> None:
 
 
 def test_a_snapshot_without_source_files_ranks_its_text_files(tmp_path: Path) -> None:
+    (tmp_path / "guide.md").write_text("install the cache\n")
+    (tmp_path / "notes.txt").write_text("cache notes\n")
+    (tmp_path / "LICENSE").write_text("permission is granted\n")
+    assert _answer(tmp_path, "install cache") == ["guide.md", "notes.txt"]
+
+
+def test_files_that_cannot_be_ranked_are_never_read(tree: Path) -> None:
+    agent = BM25Agent(token_cache=TokenCache())
+    agent.initialize(str(tree))
+    vocabulary = agent.token_cache.vocabulary
+    assert {"evict", "drop", "put", "test_evict"} <= vocabulary.keys()  # sources, tests among them
+    assert not {"fixed", "grows", "msgid", "evicts"} & vocabulary.keys()  # CHANGELOG, docs, .po: not read
+    assert BM25Agent(files="all", token_cache=TokenCache()).token_cache is not agent.token_cache
+
+
+def test_a_snapshot_whose_source_files_are_all_binary_ranks_its_text_files(tmp_path: Path) -> None:
+    (tmp_path / "blob.py").write_bytes(b"\x00\x01cache")
     (tmp_path / "guide.md").write_text("install the cache\n")
     (tmp_path / "notes.txt").write_text("cache notes\n")
     (tmp_path / "LICENSE").write_text("permission is granted\n")

@@ -38,6 +38,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
@@ -265,7 +266,9 @@ class BM25Agent:
         self.top_n = top_n
         self.max_bytes = max_bytes
         self.token_cache = shared_token_cache() if token_cache is None else token_cache
-        self._indexer = SnapshotIndexer(0, max_bytes, self.token_cache)
+        # files="source" ranks source files only: other files are never read, unless a snapshot has none
+        keep = partial(is_source_path, tests=True) if files == "source" else None
+        self._indexer = SnapshotIndexer(0, max_bytes, self.token_cache, keep=keep)
         self._cache: IndexCache[FieldIndex] = IndexCache(self._build, cached_indexes)
         self._index: FieldIndex | None = None
 

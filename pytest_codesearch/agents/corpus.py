@@ -21,7 +21,7 @@ import numpy.typing as npt
 
 from pytest_codesearch.agents.contract import RetrievalResult
 from pytest_codesearch.agents.postings import Document, TokenCorpus, base_corpus, derive_corpus
-from pytest_codesearch.agents.snapshot_files import SnapshotFile, list_snapshot, walk_files
+from pytest_codesearch.agents.snapshot_files import SnapshotFile, SnapshotFiles, list_snapshot, walk_files
 from pytest_codesearch.agents.tokencache import TokenCache, decode_text
 from pytest_codesearch.agents.tokenize import count_tokens, path_tokens
 from pytest_codesearch.repo.reader import SnapshotView
@@ -94,17 +94,35 @@ def index_snapshot(
     cache: TokenCache,
     recent: Iterable[TokenCorpus] = (),
     view: SnapshotView | None = None,
+    keep: Callable[[str], bool] | None = None,
 ) -> TokenCorpus:
     """Return the postings of the text files of ``root``, each counted as in :func:`document_counts`.
 
-    The files are those of ``view`` when given (see :func:`~pytest_codesearch.agents.snapshot_files.list_snapshot`).
+    The files are those of ``view`` when given (see :func:`~pytest_codesearch.agents.snapshot_files.list_snapshot`);
+    with ``keep``, only those whose path it accepts, unless none of them is a text file (then all).
     Blob contents are read and tokenised only when ``cache`` lacks them. When the base of one of the
-    ``recent`` corpora (built with the same ``path_weight`` and ``max_bytes`` over ``cache``'s
+    ``recent`` corpora (built with the same ``path_weight``, ``max_bytes`` and ``keep`` over ``cache``'s
     vocabulary) lacks at most :data:`MAX_DELTA` of the files, the corpus is derived from it.
     """
     cache.trim()
     listing = list_snapshot(root, max_bytes, view)
-    files = listing.files
+    if keep is not None:
+        kept = [file for file in listing.files if keep(file.path)]
+        if kept:
+            corpus, documents = _corpus(kept, listing, path_weight, cache, recent)
+            if documents:
+                return corpus
+    return _corpus(listing.files, listing, path_weight, cache, recent)[0]
+
+
+def _corpus(
+    files: Sequence[SnapshotFile],
+    listing: SnapshotFiles,
+    path_weight: int,
+    cache: TokenCache,
+    recent: Iterable[TokenCorpus],
+) -> tuple[TokenCorpus, int]:
+    """Return the corpus of the text files among ``files`` (read through ``listing``) and their number."""
     source = _best_source(recent, cache, files)
     known = source.base_keys if source is not None else {}
     paths: list[str] = []
@@ -119,9 +137,9 @@ def index_snapshot(
         paths.append(file.path)
         blobs.append(file.blob)
     if source is not None:
-        return derive_corpus(source, paths, blobs, new)
+        return derive_corpus(source, paths, blobs, new), len(paths)
     seen = (f.blob for f in files)
-    return base_corpus(paths, [new[j] for j in range(len(paths))], cache.vocabulary, blobs, seen)
+    return base_corpus(paths, [new[j] for j in range(len(paths))], cache.vocabulary, blobs, seen), len(paths)
 
 
 def _best_source(recent: Iterable[TokenCorpus], cache: TokenCache, files: Sequence[SnapshotFile]) -> TokenCorpus | None:
@@ -159,14 +177,24 @@ def rank_files(corpus: TokenCorpus, scores: npt.NDArray[np.float64], top_n: int)
 class SnapshotIndexer:
     """Indexes the snapshots of one agent, keeping its last ``bases`` base corpora to derive others from.
 
+    With ``keep``, only the files whose path it accepts are indexed (see :func:`index_snapshot`).
+
     An agent with the ``use_snapshot`` hook passes the view on (:meth:`use_snapshot`); the next
     :meth:`index` of that view's root reads the view's files instead of looking for them.
     """
 
-    def __init__(self, path_weight: int, max_bytes: int, cache: TokenCache, bases: int = 4) -> None:
+    def __init__(
+        self,
+        path_weight: int,
+        max_bytes: int,
+        cache: TokenCache,
+        bases: int = 4,
+        keep: Callable[[str], bool] | None = None,
+    ) -> None:
         self.path_weight = path_weight
         self.max_bytes = max_bytes
         self.cache = cache
+        self.keep = keep
         self.capacity = bases
         self._bases: list[TokenCorpus] = []
         self._view: SnapshotView | None = None
@@ -180,7 +208,7 @@ class SnapshotIndexer:
         view = self._view
         if view is not None and os.path.realpath(view.root) != os.path.realpath(root):
             view = None
-        corpus = index_snapshot(root, self.path_weight, self.max_bytes, self.cache, self._bases, view)
+        corpus = index_snapshot(root, self.path_weight, self.max_bytes, self.cache, self._bases, view, self.keep)
         if corpus.blobs is not None:
             self._bases = [c for c in self._bases if c.base is not corpus.base]
             self._bases.insert(0, corpus)
