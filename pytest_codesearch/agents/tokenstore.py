@@ -24,6 +24,7 @@ import numpy.typing as npt
 
 from pytest_codesearch.agents import tokencache, tokenize
 from pytest_codesearch.agents.postings import IdArray
+from pytest_codesearch.repo.prune import remove_oldest
 
 FORMAT = "t1"
 _HEADER = struct.Struct("<4sBII")  # magic, 1 for text or 0 for binary, token count, bytes of the tokens
@@ -125,17 +126,7 @@ class TokenStore:
                 except OSError:
                     continue
                 files.append((status.st_mtime, status.st_blocks * 512, path))
-        excess = sum(size for _, size, _ in files) - self.limit * 3 // 4
-        freed = 0
-        for _, size, path in sorted(files):
-            if freed >= excess:
-                break
-            try:
-                os.unlink(path)
-            except OSError:
-                continue
-            freed += size
-        return freed
+        return remove_oldest(files, sum(size for _, size, _ in files) - self.limit * 3 // 4)[1]
 
 
 def use_token_store(cache_dir: Path, cache_size: int | None) -> Callable[[], None]:

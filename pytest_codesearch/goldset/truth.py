@@ -93,16 +93,13 @@ def fit_problem(path: str, data: bytes, shown: Iterable[tuple[int, str]]) -> str
     Trailing whitespace is ignored. Files that are not UTF-8 are not checked (the patch's text cannot
     be compared with their bytes).
     """
-    try:
-        lines = data.decode("utf-8").split("\n")
-    except UnicodeDecodeError:
+    lines = base_lines(data)
+    if lines is None:
         return None
-    if lines[-1] == "":
-        lines.pop()  # the text after the last newline is not a line
     for number, expected in shown:
         if number > len(lines):
             return f"{path}:{number}: the patch shows line {number}, but the file has {len(lines)} lines"
-        found = lines[number - 1].removesuffix("\r")
+        found = lines[number - 1]
         if found.rstrip() != expected.rstrip():
             return f"{path}:{number}: the patch expects {expected.strip()[:60]!r}, the file has {found.strip()[:60]!r}"
     return None

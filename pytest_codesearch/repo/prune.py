@@ -307,8 +307,15 @@ def _remove_blobs(blobs: dict[tuple[int, int], tuple[int, int, str]], excess: fl
             continue
         if status.st_nlink == 1:
             candidates.append((status.st_mtime, size, path))
+    count, freed = remove_oldest(candidates, excess)
+    return Pruned(0, count, freed)
+
+
+def remove_oldest(files: list[tuple[float, int, str]], excess: float) -> tuple[int, int]:
+    """Unlink ``(mtime, size, path)`` files, oldest first, until ``excess`` bytes are freed; return how
+    many files went and the bytes freed (a file that cannot be removed is passed over)."""
     freed = count = 0
-    for _, size, path in sorted(candidates):
+    for _, size, path in sorted(files):
         if freed >= excess:
             break
         try:
@@ -316,7 +323,7 @@ def _remove_blobs(blobs: dict[tuple[int, int], tuple[int, int, str]], excess: fl
         except OSError:
             continue
         freed, count = freed + size, count + 1
-    return Pruned(0, count, freed)
+    return count, freed
 
 
 def _clear_trash(cache_dir: Path) -> None:
