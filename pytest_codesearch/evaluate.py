@@ -14,7 +14,7 @@ from pytest_codesearch.agents.contract import ContractError, RetrievalResult
 from pytest_codesearch.agents.normalize import normalize_entities, normalize_paths
 from pytest_codesearch.agents.registry import AgentChoice
 from pytest_codesearch.agents.sanity import CaseInfo
-from pytest_codesearch.goldset.fqnames import files_of_names
+from pytest_codesearch.goldset.fqnames import FQN_EXTENSION, files_of_names
 from pytest_codesearch.goldset.model import TestCase
 from pytest_codesearch.repo.snapshot import Snapshot, SnapshotError, SnapshotStore, suggest_path
 from pytest_codesearch.report.model import CaseResult
@@ -255,7 +255,7 @@ def _score(
     answer = _cut(record, answer, settings.max_answer)
     original = snapshot.repo if snapshot.commit is None and snapshot.repo != snapshot.root else None
     raw_files = answer.files
-    if "x-fqn" in spec.case.extensions:  # an FQN gold set: names answered as files resolve as its positives do
+    if FQN_EXTENSION in spec.case.extensions:  # an FQN gold set: names answered as files resolve as its positives do
         raw_files = files_of_names(raw_files, snapshot.files, snapshot.read)
     normalized = normalize_paths(raw_files, snapshot.root, snapshot.files, snapshot.directories, original)
     record["retrieved"] = normalized.paths

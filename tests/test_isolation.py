@@ -76,18 +76,20 @@ def test_process_isolation_contains_every_kind_of_misbehaviour(
     assert (counts["ok"], counts["timeout"], counts["crashed"]) == (1, 3, 2)
 
 
+FIXTURE_AGENT = """
+import pytest_codesearch as pcs
+
+@pcs.agent(name="needs-tmp")
+def needs_tmp(tmp_path_factory):
+    return lambda query: ["src/app.py"]
+"""
+"""An agent built by a fixture that uses another fixture: it cannot be rebuilt in a child process."""
+
+
 def test_a_fixture_agent_cannot_run_in_a_child_and_the_error_names_the_fallback(
     pytester: pytest.Pytester, project: Path, make_conftest: Callable[[str], None]
 ) -> None:
-    make_conftest(
-        """
-        import pytest_codesearch as pcs
-
-        @pcs.agent(name="needs-tmp")
-        def needs_tmp(tmp_path_factory):
-            return lambda query: ["src/app.py"]
-        """
-    )
+    make_conftest(FIXTURE_AGENT)
     result = pytester.runpytest("--codesearch-agent=needs-tmp", "--codesearch-isolate=process")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([
@@ -99,15 +101,7 @@ def test_a_fixture_agent_cannot_run_in_a_child_and_the_error_names_the_fallback(
 def test_with_a_budget_a_fixture_agent_runs_in_process_and_says_so(
     pytester: pytest.Pytester, project: Path, make_conftest: Callable[[str], None]
 ) -> None:
-    make_conftest(
-        """
-        import pytest_codesearch as pcs
-
-        @pcs.agent(name="needs-tmp")
-        def needs_tmp(tmp_path_factory):
-            return lambda query: ["src/app.py"]
-        """
-    )
+    make_conftest(FIXTURE_AGENT)
     result = pytester.runpytest("--codesearch-agent=needs-tmp", "--codesearch-timeout=5")
     result.assert_outcomes(passed=3)
     result.stdout.fnmatch_lines(["codesearch: agent 'needs-tmp' cannot run in a child process*its budget is soft"])

@@ -25,6 +25,9 @@ _MAX_HOPS = 5
 Reader = Callable[[str], "bytes | None"]
 """Returns a file's bytes by tree path, or None when the tree has no such file."""
 
+FQN_EXTENSION = "x-fqn"
+"""The case extension an FQN retrieval set's records carry: its cases resolve names answered as files."""
+
 
 @dataclass(frozen=True)
 class Resolved:

@@ -36,7 +36,7 @@ from ..entries import (
     json_type,
     read_metadata,
 )
-from ..fqnames import SOURCE_ROOTS, Reader, resolve_fqn
+from ..fqnames import FQN_EXTENSION, SOURCE_ROOTS, Reader, resolve_fqn
 from ..model import GoldSetMetadata, TestCase
 from .base import Format, ReadOptions
 
@@ -183,7 +183,7 @@ def _case_json(record: dict[str, Any], read: Reader) -> dict[str, Any]:
         "query": record.get("query"),
         "ground_truth_files": list(files.values()),
         "hard_negatives": _with_entities(negatives, read),
-        "x-fqn": {key: value for key, value in record.items() if key not in ("id", "query", "positive_ctxs")},
+        FQN_EXTENSION: {key: value for key, value in record.items() if key not in ("id", "query", "positive_ctxs")},
     }
     if isinstance(meta.get("difficulty"), str):
         case["complexity"] = meta["difficulty"]
