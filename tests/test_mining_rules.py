@@ -15,7 +15,7 @@ from pytest_codesearch.mining.classify import (
     bot_matcher,
     classify_kind,
     complexity,
-    is_source_path,
+    is_known_text_path,
     looks_binary,
     same_ignoring_whitespace,
 )
@@ -145,7 +145,7 @@ def test_content_checks() -> None:
     assert looks_binary(b"abc\x00def") and not looks_binary(b"abc" * 5000 + b"\x00")
     assert same_ignoring_whitespace(b"def f():\n  return 1\n", b"def f():\n\treturn  1\n\n")
     assert not same_ignoring_whitespace(b"return 1", b"return 2")
-    assert is_source_path("src/App.PY") and not is_source_path("data/blob.bin") and not is_source_path("Makefile")
+    assert is_known_text_path("src/App.PY") and not is_known_text_path("data/blob.bin") and not is_known_text_path("Makefile")
 
 
 def test_config_defaults_are_documented_values() -> None:

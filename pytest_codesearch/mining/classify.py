@@ -13,13 +13,14 @@ from dataclasses import dataclass
 from pytest_codesearch.mining.affixes import common_prefix
 
 _WHITESPACE = b" \t\n\r\f\v"
-SOURCE_EXTENSIONS = frozenset(
+TEXT_EXTENSIONS = frozenset(
     "py pyi pyx pxd c h cc cpp cxx hpp hh hxx m mm java kt kts scala go rs js jsx mjs cjs ts tsx rb php cs fs "
     "swift sh bash zsh fish pl pm lua r jl ex exs erl hrl hs ml mli clj cljs dart vue svelte sql html htm css "
     "scss sass less el vim groovy gradle cmake proto thrift tf nim zig sv vhd f90 pas".split()
 )
-"""Extensions of source files, whose content is not sniffed for binary data (reading every blob is the
-miner's largest cost after the tree diff)."""
+"""Extensions of source and markup files, whose content is taken to be text without sniffing it for
+binary data (reading every blob is the miner's largest cost after the tree diff). Not to be confused
+with ``agents/sourcefiles.py``'s programming-language extensions: what the content agents rank."""
 _SPACES = re.compile(rb"[ \t\n\r\f\v]*")
 _WHITESPACE_STEPS = 64
 """Differences the whitespace check steps over one by one before it strips the rest of both contents."""
@@ -183,9 +184,9 @@ def complexity(file_count: int) -> str:
     return "medium" if file_count <= 20 else "high"
 
 
-def is_source_path(path: str) -> bool:
-    """Return whether ``path`` has a known source-code extension (its content is taken to be text)."""
-    return path.rpartition(".")[2].lower() in SOURCE_EXTENSIONS
+def is_known_text_path(path: str) -> bool:
+    """Return whether ``path`` has a known text extension (its content is taken to be text unsniffed)."""
+    return path.rpartition(".")[2].lower() in TEXT_EXTENSIONS
 
 
 def looks_binary(data: bytes) -> bool:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import pygit2
 
-from pytest_codesearch.mining.classify import PathFilter, is_source_path, same_ignoring_whitespace
+from pytest_codesearch.mining.classify import PathFilter, is_known_text_path, same_ignoring_whitespace
 from pytest_codesearch.mining.filters import FilterConfig
 from pytest_codesearch.mining.objects import BlobReader, ObjectReader
 from pytest_codesearch.mining.treediff import GITLINK, SYMLINK, TYPE_MASK, Change, TreeDiffer
@@ -140,7 +140,7 @@ class FileSorter:
             elif self.filter.excluded(path):
                 verdict = (path, "excluded pattern", False)
             else:
-                verdict = (path, None, self.config.exclude_binary and not is_source_path(path))
+                verdict = (path, None, self.config.exclude_binary and not is_known_text_path(path))
             if len(self._paths) >= PATH_CACHE_SIZE:
                 self._paths.clear()
             self._paths[raw] = verdict

@@ -18,11 +18,11 @@ from pytest_codesearch.goldset.entities import changed_entities
 from pytest_codesearch.goldset.patch import Span, spans
 from pytest_codesearch.goldset.truth import PYTHON_SUFFIXES
 from pytest_codesearch.mining.affixes import common_prefix, common_suffix
+from pytest_codesearch.mining.classify import looks_binary
 from pytest_codesearch.mining.files import ScoredFile
 
 _FLAGS = pygit2.enums.DiffOption.INDENT_HEURISTIC
 """git's default since 2.14 (``diff.indentHeuristic``): where an ambiguous hunk goes."""
-_BINARY_SNIFF = 8000
 _NEWLINE = ord("\n")
 _LONGEST_MIDDLE = 16 << 10
 """Changed bytes (both sides) past which the one-region check is left to libgit2."""
@@ -92,7 +92,7 @@ def _one_region(old: bytes, new: bytes) -> list[tuple[int, int]] | None:
     """
     if old == new:
         return []
-    if b"\0" in old[:_BINARY_SNIFF] or b"\0" in new[:_BINARY_SNIFF]:
+    if looks_binary(old) or looks_binary(new):
         return None
     start = old.rfind(b"\n", 0, common_prefix(old, new)) + 1  # the first line that differs, in both
     shared = common_suffix(old, new, min(len(old), len(new)) - start)
