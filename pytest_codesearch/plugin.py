@@ -212,7 +212,7 @@ def _seed(given: int | None, workerinput: dict[str, Any] | None) -> int:
 
 
 class XdistHooks:
-    """Hand the controller's seed and resumed cases to every worker so that all collect the same items."""
+    """Hand the controller's seed and resumed cases to every worker; schedule snapshot groups."""
 
     def __init__(self, seed: int, skip: list[str]) -> None:
         self.seed = seed
@@ -222,6 +222,14 @@ class XdistHooks:
         """Put the seed and the resumed node ids in the worker's input."""
         node.workerinput[SEED_KEY] = self.seed
         node.workerinput[RESUME_KEY] = self.skip
+
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
+        """With ``--dist loadgroup``, schedule snapshot groups in linear time (``xdist_schedule.py``)."""
+        if config.getvalue("dist") != "loadgroup":
+            return None
+        from pytest_codesearch.xdist_schedule import SnapshotGroupScheduling
+
+        return SnapshotGroupScheduling(config, log)
 
 
 @pytest.fixture(scope="session", name=POOL_FIXTURE)
