@@ -4,7 +4,9 @@ Runs ``pytest GOLDSET --codesearch-agent=AGENTS`` as a user would, in a subproce
 directory: first cold (nothing cached), then warm (the same cache: token counts on disk, snapshot
 manifests), then warm with ``-n 2 --dist loadgroup``. Prints for each the wall time and the CPU time of
 pytest and all its workers (``resource.getrusage(RUSAGE_CHILDREN)``), and the machine's load average,
-since wall time on a shared machine says little alone::
+since wall time on a shared machine says little alone. Python's bytecode cache is on for the runs, as
+for users, even where the environment sets ``PYTHONDONTWRITEBYTECODE`` (``--no-bytecode`` keeps it
+off: then each xdist worker compiles every module again, over a second of CPU each)::
 
     python benchmarks/bench_runs.py goldsets/history.jsonl [--agents bm25,keyword] [--workers 2]
 
@@ -25,7 +27,7 @@ import time
 from pathlib import Path
 
 
-def run(goldset: Path, agents: str, cache: Path, extra: list[str]) -> tuple[float, float, str]:
+def run(goldset: Path, agents: str, cache: Path, extra: list[str], env: dict[str, str]) -> tuple[float, float, str]:
     """Run the gold set once; return (wall seconds, CPU seconds of pytest and its workers, last line)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
@@ -34,7 +36,7 @@ def run(goldset: Path, agents: str, cache: Path, extra: list[str]) -> tuple[floa
         f"--codesearch-agent={agents}", f"--codesearch-cache-dir={cache}", "--codesearch-no-save",
         f"--codesearch-report-dir={cache.parent / 'report'}", *extra,
     ]  # fmt: skip
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    done = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -48,16 +50,24 @@ def main() -> None:
     parser.add_argument("--agents", default="bm25,keyword")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--serial-cold", action="store_true", help="also run cold with -n WORKERS")
+    parser.add_argument(
+        "--no-bytecode", action="store_true",
+        help="keep PYTHONDONTWRITEBYTECODE if set: every process (each xdist worker too) then compiles every module",
+    )  # fmt: skip
     args = parser.parse_args()
+    env = dict(os.environ)
+    if not args.no_bytecode:  # as users run: compiled modules cached, so a worker starts as fast as pytest does
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
     scratch = Path(tempfile.mkdtemp(prefix="bench-runs-"))
     xdist = ["-n", str(args.workers), "--dist", "loadgroup"]
     plan = [("cold, serial", "a", []), ("warm, serial", "a", []), (f"warm, -n {args.workers}", "a", xdist)]
     if args.serial_cold:
         plan.append((f"cold, -n {args.workers}", "b", xdist))
     try:
-        print(f"{args.goldset} with {args.agents}; load average at start {os.getloadavg()[0]:.1f}")
+        bytecode = "off" if env.get("PYTHONDONTWRITEBYTECODE") else "on"
+        print(f"{args.goldset} with {args.agents}; bytecode cache {bytecode}; load average at start {os.getloadavg()[0]:.1f}")
         for label, cache, extra in plan:
-            wall, cpu, outcome = run(args.goldset.resolve(), args.agents, scratch / cache / "cache", extra)
+            wall, cpu, outcome = run(args.goldset.resolve(), args.agents, scratch / cache / "cache", extra, env)
             print(f"{label + ':':18} wall {wall:7.1f} s  CPU {cpu:7.1f} s  ({outcome}; load {os.getloadavg()[0]:.1f})")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
