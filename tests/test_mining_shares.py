@@ -22,7 +22,7 @@ from pytest_codesearch.mining.shares import Share, new_plan, publish_plan, split
         (0, 1000, 2, 0.0, [0, 500, 1000]),
         (0, 1000, 3, 0.0, [0, 333, 667, 1000]),
         (100, 1100, 2, 0.0, [0, 600, 1100]),
-        (100, 10100, 2, 0.04, [0, 5302, 10100]),  # process 1 walks the history again: 404 commits' worth
+        (100, 10100, 2, 0.04, [0, 5302, 10100]),  # a cost before its range: 404 commits' worth
         (0, 1000, 4, 0.04, [0, 280, 520, 760, 1000]),
         (50, 10, 3, 0.04, [0, 10, 10, 10]),  # process 0 claimed everything before the plan
         (0, 10, 2, 0.9, [0, 10, 10]),  # walking again costs more than sharing saves
@@ -69,7 +69,7 @@ def test_a_forced_split_gives_each_process_a_range_and_the_same_gold_set(tmp_pat
     with GoldsetWriter(tmp_path / "two.jsonl") as writer:  # process 0 stops at 4 and waits for the plan
         counts = parallel.mine_in_processes(tmp_path / "p", head, FilterConfig(), "p", "p", 2, writer, Reporter(None), 2, 4)
         writer.publish(load_goldset(one.output).metadata)
-    assert split_points(4, 32, 2) == [0, 19, 32]  # process 1 examined the 13 oldest commits, the duplicate too
+    assert split_points(4, 32, 2) == [0, 18, 32]  # process 1 examined the 14 oldest commits, the duplicate too
     cases = [(tmp_path / name).read_text().splitlines()[1:] for name in ("one.jsonl", "two.jsonl")]
     assert cases[0] == cases[1] and len(cases[0]) == 30
     queries = [json.loads(case)["query"] for case in cases[0]]
