@@ -146,6 +146,7 @@ def test_content_checks() -> None:
     assert same_ignoring_whitespace(b"def f():\n  return 1\n", b"def f():\n\treturn  1\n\n")
     assert not same_ignoring_whitespace(b"return 1", b"return 2")
     assert is_known_text_path("src/App.PY") and not is_known_text_path("data/blob.bin") and not is_known_text_path("Makefile")
+    assert is_known_text_path("po/de.po") and is_known_text_path("git-send-email.perl")
 
 
 def test_config_defaults_are_documented_values() -> None:

@@ -16,10 +16,11 @@ _WHITESPACE = b" \t\n\r\f\v"
 TEXT_EXTENSIONS = frozenset(
     "py pyi pyx pxd c h cc cpp cxx hpp hh hxx m mm java kt kts scala go rs js jsx mjs cjs ts tsx rb php cs fs "
     "swift sh bash zsh fish pl pm lua r jl ex exs erl hrl hs ml mli clj cljs dart vue svelte sql html htm css "
-    "scss sass less el vim groovy gradle cmake proto thrift tf nim zig sv vhd f90 pas".split()
+    "scss sass less el vim groovy gradle cmake proto thrift tf nim zig sv vhd f90 pas perl po pot".split()
 )
 """Extensions of source and markup files, whose content is taken to be text without sniffing it for
-binary data (reading every blob is the miner's largest cost after the tree diff). Not to be confused
+binary data (reading every blob is the miner's largest cost after the tree diff; gettext catalogs, ``po``
+and ``pot``, were 2.7 s of the 4.3 s spent sniffing git's history, issue 12). Not to be confused
 with ``agents/sourcefiles.py``'s programming-language extensions: what the content agents rank."""
 _SPACES = re.compile(rb"[ \t\n\r\f\v]*")
 _WHITESPACE_STEPS = 64
