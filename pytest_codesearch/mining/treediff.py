@@ -182,7 +182,9 @@ class TreeDiffer:
 
 def _entries(tree: _Tree) -> frozenset[bytes]:
     """Return the set of raw entries of ``tree``, splitting it the first time it is asked for."""
-    return tree.entries if tree.entries is not None else _parse(tree)[0]
+    if tree.entries is None:
+        tree.entries = frozenset(_split_whole(tree))
+    return tree.entries
 
 
 def _cleanly_split(*trees: _Tree) -> _Tree | None:
@@ -191,7 +193,9 @@ def _cleanly_split(*trees: _Tree) -> _Tree | None:
         if tree.ends:
             return tree
     for tree in trees:
-        if tree.ends is None and _parse(tree)[1]:
+        if tree.ends is None:
+            _split_whole(tree)
+        if tree.ends:
             return tree
     return None
 
@@ -277,17 +281,17 @@ def _shifted(out: list[int], ends: tuple[int, ...], shift: int) -> None:
     out.extend(ends if shift == 0 else (end + shift for end in ends))
 
 
-def _parse(tree: _Tree) -> tuple[frozenset[bytes], tuple[int, ...]]:
-    """Split ``tree`` into entries; set and return its entry set and where its entries end.
+def _split_whole(tree: _Tree) -> list[bytes]:
+    """Return the raw entries of ``tree`` in order, setting where they end if that was not known.
 
-    The ends are ``()`` when the content is not entries end to end (a damaged or crafted tree).
+    The ends are ``()`` when the content is not entries end to end (a damaged or crafted tree). The entry
+    set is made only where it is needed (``_entries``): most trees are split for their ends alone.
     """
-    found = _ENTRY.findall(tree.raw)
-    ends = tuple(accumulate(map(len, found)))
-    tree.entries = frozenset(found)
+    found: list[bytes] = _ENTRY.findall(tree.raw)
     if tree.ends is None:
+        ends = tuple(accumulate(map(len, found)))
         tree.ends = ends if ends and ends[-1] == len(tree.raw) else ()
-    return tree.entries, tree.ends
+    return found
 
 
 def _mode(octal: bytes) -> int:
