@@ -249,7 +249,8 @@ def mine_once(
     """Mine in this process; return seconds, counts and memory (peak RSS growth, Python heap peak).
 
     With ``total`` (the commits the walk will meet), also the RSS when a quarter, half and all of them
-    were walked (``rss_25``, ``rss_50``, ``rss_100``, MiB; one process only sees its own).
+    were walked (``rss_25``, ``rss_50``, ``rss_100``, MiB; one process only sees its own), and the
+    anonymous part of each (``anon_25``...: what the miner allocates, without the mapped pack files).
     """
     from pytest_codesearch.mining.filters import FilterConfig
     from pytest_codesearch.mining.generate import ProgressEvent, generate_goldset
@@ -265,7 +266,9 @@ def mine_once(
     def progress(event: ProgressEvent) -> None:
         for share in (25, 50, 100):
             if f"rss_{share}" not in marks and (event.walked * 100 >= total * share or event.done):
-                marks[f"rss_{share}"] = _proc_status().get("VmRSS", 0.0) / 1024
+                status = _proc_status()
+                marks[f"rss_{share}"] = status.get("VmRSS", 0.0) / 1024
+                marks[f"anon_{share}"] = status.get("RssAnon", 0.0) / 1024
 
     stats = generate_goldset(repo, output, config, workers=workers, progress=progress if total else None, lines=lines)
     seconds = time.perf_counter() - started
@@ -320,8 +323,9 @@ def bench_real(repo: Path, repeat: int, workers: int | None, lines: bool = True)
           f"{best['cpu'] / git_cpu:.2f}x git CPU (target <= 4x)")  # fmt: skip
     memory = mine_in_child(repo, None, False, 1, total, lines)  # one process: its RSS is all of it
     marks = ", ".join(f"{share}% {memory.get(f'rss_{share}', 0):.0f} MiB" for share in (25, 50, 100))
+    anonymous = " / ".join(f"{memory.get(f'anon_{share}', 0):.0f}" for share in (25, 50, 100))
     print(f"miner RSS, one process, at {marks} of the walk (mapped pack files included, as in git's figure; "
-          f"anonymous at the end {memory.get('RssAnon', 0) / 1024:.0f} MiB)")
+          f"anonymous {anonymous} MiB)")
 
 
 def main() -> None:
