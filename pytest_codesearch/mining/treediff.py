@@ -264,15 +264,15 @@ def _order(mine: bytes | None, theirs: bytes | None) -> int:
     """Return -1, 0 or 1 as entry ``mine`` sorts before, with (same name) or after ``theirs`` (None: the end)."""
     if mine is None or theirs is None:
         return 1 if mine is None else -1
-    mine_name, theirs_name = _split(mine)[0], _split(theirs)[0]
+    mine_name, mine_mode, _ = _split(mine)
+    theirs_name, theirs_mode, _ = _split(theirs)
     if mine_name == theirs_name:
         return 0
-    return -1 if _sort_name(mine) < _sort_name(theirs) else 1
+    return -1 if _sort_name(mine_name, mine_mode) < _sort_name(theirs_name, theirs_mode) else 1
 
 
-def _sort_name(entry: bytes) -> bytes:
+def _sort_name(name: bytes, mode: int) -> bytes:
     """Return the name git sorts a tree entry by: its name, with ``/`` after a directory's."""
-    name, mode, _ = _split(entry)
     return name + b"/" if mode == TREE else name
 
 
