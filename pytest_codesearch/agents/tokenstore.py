@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from pytest_codesearch.agents import tokencache, tokenize
 from pytest_codesearch.agents.postings import IdArray
-from pytest_codesearch.repo.prune import remove_oldest
+from pytest_codesearch.repo.prune import prune_files
 
 FORMAT = "t1"
 _HEADER = struct.Struct("<4sBII")  # magic, 1 for text or 0 for binary, token count, bytes of the tokens
@@ -115,18 +115,7 @@ class TokenStore:
     def prune(self) -> int:
         """Remove the least recently used files until the store holds at most 3/4 of its bound; return
         the bytes freed."""
-        if self.limit is None:
-            return 0
-        files: list[tuple[float, int, str]] = []
-        for folder, _, names in os.walk(self.root):
-            for name in names:
-                path = os.path.join(folder, name)
-                try:
-                    status = os.lstat(path)
-                except OSError:
-                    continue
-                files.append((status.st_mtime, status.st_blocks * 512, path))
-        return remove_oldest(files, sum(size for _, size, _ in files) - self.limit * 3 // 4)[1]
+        return 0 if self.limit is None else prune_files(self.root, self.limit * 3 // 4)
 
 
 def use_token_store(cache_dir: Path, cache_size: int | None) -> Callable[[], None]:

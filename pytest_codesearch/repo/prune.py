@@ -311,6 +311,21 @@ def _remove_blobs(blobs: dict[tuple[int, int], tuple[int, int, str]], excess: fl
     return Pruned(0, count, freed)
 
 
+def prune_files(root: Path, keep: int) -> int:
+    """Remove the files under ``root``, least recently modified first, until they take at most ``keep``
+    bytes; return the bytes freed (the token and index stores of ``agents/`` prune this way)."""
+    files: list[tuple[float, int, str]] = []
+    for folder, _, names in os.walk(root):
+        for name in names:
+            path = os.path.join(folder, name)
+            try:
+                status = os.lstat(path)
+            except OSError:
+                continue
+            files.append((status.st_mtime, status.st_blocks * 512, path))
+    return remove_oldest(files, sum(size for _, size, _ in files) - keep)[1]
+
+
 def remove_oldest(files: list[tuple[float, int, str]], excess: float) -> tuple[int, int]:
     """Unlink ``(mtime, size, path)`` files, oldest first, until ``excess`` bytes are freed; return how
     many files went and the bytes freed (a file that cannot be removed is passed over)."""
