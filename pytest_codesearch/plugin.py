@@ -113,9 +113,11 @@ def pytest_configure(config: pytest.Config) -> None:
         skip=frozenset(resumed if workerinput is None else workerinput.get(RESUME_KEY, ())),
     )
     config.stash[STATE] = state
+    from pytest_codesearch.agents.indexstore import use_index_store
     from pytest_codesearch.agents.tokenstore import use_token_store
 
     config.add_cleanup(use_token_store(settings.cache_dir, settings.cache_size))  # shared by runs and workers
+    config.add_cleanup(use_index_store(settings.cache_dir, settings.cache_size))
     if workerinput is None:
         config.pluginmanager.register(RunCollector(config, state), "codesearch-collector")
         if config.pluginmanager.hasplugin("xdist"):

@@ -35,6 +35,7 @@ most files.
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -48,6 +49,7 @@ import numpy.typing as npt
 from pytest_codesearch.agents.contract import RetrievalResult
 from pytest_codesearch.repo.reader import SnapshotView
 from pytest_codesearch.agents.corpus import IndexCache, SnapshotIndexer, build_token_corpus, rank_files
+from pytest_codesearch.agents.indexstore import stored_index
 from pytest_codesearch.agents.postings import TokenCorpus
 from pytest_codesearch.agents.tokencache import TokenCache, shared_token_cache
 from pytest_codesearch.agents.sourcefiles import any_source, is_source_path
@@ -176,6 +178,21 @@ def build_field_index(
     return FieldIndex(build_bm25_index(corpus, k1, b, keep=ranked), build_bm25_index(paths, k1, b), path_docs, ranked)
 
 
+def field_index_parts(index: FieldIndex) -> list[tuple[TokenCorpus, npt.NDArray[np.int64]]]:
+    """Return what the index store keeps of ``index``: its ranked documents' text and paths, in path order."""
+    corpus = index.content.corpus
+    order = np.arange(len(index.path_docs)) if corpus.rank is None else np.argsort(corpus.rank[index.path_docs])
+    return [(corpus, index.path_docs[order]), (index.paths.corpus, order)]
+
+
+def loaded_field_index(corpora: Sequence[TokenCorpus], k1: float, b: float) -> FieldIndex:
+    """Return the field index of the corpora :func:`field_index_parts` saved: it scores as the original."""
+    content, paths = corpora
+    every = np.arange(len(content.paths), dtype=np.int64)
+    ranked = np.ones(len(content.paths), dtype=np.bool_)
+    return FieldIndex(build_bm25_index(content, k1, b), build_bm25_index(paths, k1, b), every, ranked)
+
+
 def field_scores(index: FieldIndex, query_tokens: Sequence[str], path_weight: float) -> npt.NDArray[np.float64]:
     """Return ``bm25(content) + path_weight * bm25(path)`` per document, 0 for those not ranked."""
     scores = bm25_scores(index.content, query_tokens)
@@ -273,8 +290,16 @@ class BM25Agent:
         self._index: FieldIndex | None = None
 
     def _build(self, directory: Path) -> FieldIndex:
-        """Return the index of ``directory`` (the cache calls this once per directory)."""
-        return build_field_index(self._indexer.index(directory), self.k1, self.b, self.files, self.exclude_tests)
+        """Return the index of ``directory`` (the cache calls this once per directory), loading the
+        corpora of a commit's snapshot from the shared index store when another run saved them."""
+        return stored_index(
+            self._indexer.tree_id(directory),
+            sys.modules[__name__],
+            (self.files, self.exclude_tests, self.max_bytes),
+            lambda: build_field_index(self._indexer.index(directory), self.k1, self.b, self.files, self.exclude_tests),
+            field_index_parts,
+            lambda corpora: loaded_field_index(corpora, self.k1, self.b),
+        )
 
     @property
     def index(self) -> FieldIndex:

@@ -24,7 +24,7 @@ from pytest_codesearch.agents.postings import Document, TokenCorpus, base_corpus
 from pytest_codesearch.agents.snapshot_files import SnapshotFile, SnapshotFiles, list_snapshot, walk_files
 from pytest_codesearch.agents.tokencache import TokenCache, decode_text
 from pytest_codesearch.agents.tokenize import count_tokens, path_tokens
-from pytest_codesearch.repo.reader import SnapshotView
+from pytest_codesearch.repo.reader import SnapshotView, known_view
 
 __all__ = ["IndexCache", "TokenCorpus", "build_token_corpus", "index_snapshot", "iter_text_files", "rank_files"]
 
@@ -163,6 +163,13 @@ def _best_source(recent: Iterable[TokenCorpus], cache: TokenCache, files: Sequen
     return best
 
 
+def path_order(corpus: TokenCorpus) -> npt.NDArray[np.int64]:
+    """Return the numbers of ``corpus``'s live documents in path order (the order ties are broken in)."""
+    if corpus.rank is None:
+        return np.arange(len(corpus.paths), dtype=np.int64)
+    return np.argsort(corpus.rank, kind="stable")[: corpus.size]
+
+
 def rank_files(corpus: TokenCorpus, scores: npt.NDArray[np.float64], top_n: int) -> RetrievalResult:
     """Return the files scoring above zero, best first, ties by path, at most ``top_n``."""
     candidates = np.flatnonzero(scores > 0)
@@ -202,6 +209,13 @@ class SnapshotIndexer:
     def use_snapshot(self, view: SnapshotView) -> None:
         """Read the files of ``view`` when its root is indexed next (the agent hook passes it on)."""
         self._view = view
+
+    def tree_id(self, root: Path) -> str | None:
+        """Return the git tree id of the snapshot at ``root``, or None for a directory searched as it is."""
+        view = self._view
+        if view is None or os.path.realpath(view.root) != os.path.realpath(root):
+            view = known_view(root)
+        return None if view is None else view.tree_id
 
     def index(self, root: Path) -> TokenCorpus:
         """Return the corpus of ``root`` (see :func:`index_snapshot`), derived from a kept base if one fits."""

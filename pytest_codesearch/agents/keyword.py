@@ -13,6 +13,7 @@ by path. Indexing reuses earlier work as the BM25 agent does
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar
@@ -22,7 +23,8 @@ import numpy.typing as npt
 
 from pytest_codesearch.agents.contract import RetrievalResult
 from pytest_codesearch.repo.reader import SnapshotView
-from pytest_codesearch.agents.corpus import IndexCache, SnapshotIndexer, rank_files
+from pytest_codesearch.agents.corpus import IndexCache, SnapshotIndexer, path_order, rank_files
+from pytest_codesearch.agents.indexstore import stored_index
 from pytest_codesearch.agents.postings import TokenCorpus
 from pytest_codesearch.agents.tokencache import TokenCache, shared_token_cache
 from pytest_codesearch.agents.testpaths import is_test_path
@@ -65,8 +67,16 @@ class KeywordAgent:
         self._index: TokenCorpus | None = None
 
     def _build(self, directory: Path) -> TokenCorpus:
-        """Return the token postings of ``directory`` (the cache calls this once per directory)."""
-        return self._indexer.index(directory)
+        """Return the token postings of ``directory`` (the cache calls this once per directory), loaded
+        from the shared index store when another run saved those of the same commit."""
+        return stored_index(
+            self._indexer.tree_id(directory),
+            sys.modules[__name__],
+            (self.max_bytes,),
+            lambda: self._indexer.index(directory),
+            lambda corpus: [(corpus, path_order(corpus))],
+            lambda corpora: corpora[0],
+        )
 
     @property
     def index(self) -> TokenCorpus:

@@ -17,6 +17,7 @@ zero are left out. :func:`is_test_path` is the rule the ``exclude_tests`` parame
 from __future__ import annotations
 
 import re
+import sys
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -28,7 +29,9 @@ import numpy.typing as npt
 from pytest_codesearch.agents.bm25 import Bm25Index, bm25_scores, build_bm25_index
 from pytest_codesearch.agents.contract import RetrievalResult
 from pytest_codesearch.agents.corpus import IndexCache, build_token_corpus, rank_files
+from pytest_codesearch.agents.indexstore import stored_index
 from pytest_codesearch.agents.snapshot_files import list_snapshot
+from pytest_codesearch.repo.reader import known_view
 from pytest_codesearch.agents.tokenize import path_tokens, tokenize
 from pytest_codesearch.agents.testpaths import is_test_path
 
@@ -99,7 +102,19 @@ class PathAgent:
         self._index: Bm25Index | None = None
 
     def _build(self, directory: Path) -> Bm25Index:
-        """Return the BM25 index of the paths of ``directory``'s files (tests left out if asked)."""
+        """Return the BM25 index of the paths of ``directory``'s files (tests left out if asked), loaded
+        from the shared index store when another run saved that of the same commit."""
+        view = known_view(directory)
+        return stored_index(
+            None if view is None else view.tree_id,
+            sys.modules[__name__],
+            (self.exclude_tests,),
+            lambda: self._paths_index(directory),
+            lambda index: [(index.corpus, np.arange(len(index.corpus.paths)))],
+            lambda corpora: build_bm25_index(corpora[0]),
+        )
+
+    def _paths_index(self, directory: Path) -> Bm25Index:
         files = list_snapshot(directory, max_bytes=1 << 62).files
         paths = [f.path for f in files if not (self.exclude_tests and is_test_path(f.path))]
         return build_bm25_index(build_token_corpus((p, Counter(path_tokens(p))) for p in paths))
