@@ -3,8 +3,9 @@
 Runs ``pytest GOLDSET --codesearch-agent=AGENTS`` as a user would, in a subprocess, with a fresh cache
 directory: first cold (nothing cached), then warm (the same cache: token counts on disk, snapshot
 manifests), then warm with ``-n 2 --dist loadgroup``. Prints for each the wall time and the CPU time of
-pytest and all its workers (``resource.getrusage(RUSAGE_CHILDREN)``), and the machine's load average,
-since wall time on a shared machine says little alone. Python's bytecode cache is on for the runs, as
+pytest and all its workers (``resource.getrusage(RUSAGE_CHILDREN)``), the summed ``index_ms`` of the
+cases that indexed their snapshot (results.json), and the machine's load average, since wall time on a
+shared machine says little alone. Python's bytecode cache is on for the runs, as
 for users, even where the environment sets ``PYTHONDONTWRITEBYTECODE`` (``--no-bytecode`` keeps it
 off: then each xdist worker compiles every module again, over a second of CPU each)::
 
@@ -17,6 +18,7 @@ figures quoted in docs/cache.md.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import shutil
@@ -25,6 +27,15 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+
+def index_seconds(report_dir: Path) -> float:
+    """Return the summed ``index_ms`` of the cases that indexed their snapshot, in seconds (0 if none)."""
+    try:
+        cases = json.loads((report_dir / "results.json").read_text())["cases"]
+    except (OSError, ValueError, KeyError):
+        return 0.0
+    return sum(case.get("index_ms") or 0.0 for case in cases if case.get("indexed")) / 1000
 
 
 def run(goldset: Path, agents: str, cache: Path, extra: list[str], env: dict[str, str]) -> tuple[float, float, str]:
@@ -68,7 +79,11 @@ def main() -> None:
         print(f"{args.goldset} with {args.agents}; bytecode cache {bytecode}; load average at start {os.getloadavg()[0]:.1f}")
         for label, cache, extra in plan:
             wall, cpu, outcome = run(args.goldset.resolve(), args.agents, scratch / cache / "cache", extra, env)
-            print(f"{label + ':':18} wall {wall:7.1f} s  CPU {cpu:7.1f} s  ({outcome}; load {os.getloadavg()[0]:.1f})")
+            indexing = index_seconds(scratch / cache / "report")
+            print(
+                f"{label + ':':18} wall {wall:7.1f} s  CPU {cpu:7.1f} s  index {indexing:6.1f} s"
+                f"  ({outcome}; load {os.getloadavg()[0]:.1f})"
+            )
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
