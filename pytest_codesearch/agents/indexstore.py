@@ -10,7 +10,7 @@ indexes nothing.
 A file holds one or more corpora over one vocabulary of their own (the terms they use, nothing of the
 process that wrote it), each a base :class:`~pytest_codesearch.agents.postings.TokenCorpus` of the
 documents it was given, in that order: document frequencies, postings and document lengths as flat
-little-endian arrays (2 bytes a value where they fit), then paths and terms as text; it is read with
+little-endian arrays (1 or 2 bytes a value where they fit), then paths and terms as text; it is read with
 one ``read`` and viewed with ``np.frombuffer`` (no pickle, which loads slower than this rebuilds).
 Loaded corpora have no per-document arrays (``documents`` is empty) and no blob ids, so nothing is
 derived from them; their postings give the same scores as the corpus they were saved from.
@@ -171,7 +171,7 @@ def encode_corpora(parts: Parts) -> bytes:
     """Return the file of ``parts``: for each, the corpus's documents whose numbers are given, in that order.
 
     The corpora may have different vocabularies; the file has one, the terms the first part uses, then
-    those only the others use. Document ids, counts and document frequencies take 2 bytes where they fit.
+    those only the others use. Document ids, counts and document frequencies take 1 or 2 bytes where they fit.
     """
     flat = [_flatten(corpus, numbers) for corpus, numbers in parts]
     terms, remaps = _union_vocabulary([corpus.vocabulary for corpus, _ in parts], [ids for ids, _, _ in flat])
@@ -215,8 +215,8 @@ def _stable_order(keys: IdArray, bound: int) -> IntArray:
 
 
 def _narrow(largest: int) -> str:
-    """Return the little-endian unsigned type of 2 bytes if ``largest`` fits, else of 4."""
-    return "<u2" if largest < 1 << 16 else "<u4"
+    """Return the narrowest little-endian unsigned type of 1, 2 or 4 bytes that holds ``largest``."""
+    return "<u1" if largest < 1 << 8 else "<u2" if largest < 1 << 16 else "<u4"
 
 
 def decode_corpora(data: bytes) -> list[TokenCorpus] | None:
@@ -226,7 +226,7 @@ def decode_corpora(data: bytes) -> list[TokenCorpus] | None:
         headers = [_CORPUS.unpack_from(data, _HEADER.size + n * _CORPUS.size) for n in range(count)]
     except struct.error:
         return None
-    if magic != _MAGIC or any(width not in (b"2", b"4") for *_, doc, freq in headers for width in (doc, freq)):
+    if magic != _MAGIC or any(width not in (b"1", b"2", b"4") for *_, doc, freq in headers for width in (doc, freq)):
         return None
     numeric = sum(d * (size + p) + f * p + 4 * n for n, p, _, d, f in _widths(headers))
     offset = _HEADER.size + count * _CORPUS.size
@@ -258,7 +258,7 @@ def decode_corpora(data: bytes) -> list[TokenCorpus] | None:
 
 
 def _widths(headers: list[tuple[int, int, int, bytes, bytes]]) -> list[tuple[int, int, int, int, int]]:
-    """Return the corpus headers with the widths' characters (``b"2"``, ``b"4"``) as numbers of bytes."""
+    """Return the corpus headers with the widths' characters (``b"1"``, ``b"2"``, ``b"4"``) as byte counts."""
     return [(n, p, text, int(doc), int(freq)) for n, p, text, doc, freq in headers]
 
 
