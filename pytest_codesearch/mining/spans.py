@@ -14,12 +14,13 @@ from dataclasses import dataclass
 
 import pygit2
 
-from pytest_codesearch.goldset.entities import changed_entities
+from pytest_codesearch.goldset.entities import changed_entities, entities_in_spans
 from pytest_codesearch.goldset.patch import Span, spans
 from pytest_codesearch.goldset.truth import PYTHON_SUFFIXES
 from pytest_codesearch.mining.affixes import common_prefix, common_suffix
 from pytest_codesearch.mining.classify import looks_binary
 from pytest_codesearch.mining.files import ScoredFile
+from pytest_codesearch.mining.outline import Hunk, Outlines
 
 _FLAGS = pygit2.enums.DiffOption.INDENT_HEURISTIC
 """git's default since 2.14 (``diff.indentHeuristic``): where an ambiguous hunk goes."""
@@ -40,8 +41,14 @@ class ChangedCode:
     """``path.py:Name`` of every top-level class or function holding one."""
 
 
-def changed_code(files: Sequence[ScoredFile], read: Callable[[bytes], bytes]) -> ChangedCode:
-    """Return the lines, functions and modules that ``files`` change; ``read`` returns a blob's content."""
+def changed_code(
+    files: Sequence[ScoredFile], read: Callable[[bytes], bytes], outlines: Outlines | None = None
+) -> ChangedCode:
+    """Return the lines, functions and modules that ``files`` change; ``read`` returns a blob's content.
+
+    ``outlines``, kept from one call to the next, derives the definitions of each Python file from those
+    of the version seen before (``outline.py``) instead of parsing it whole: the same answer, cheaper.
+    """
     lines: dict[str, tuple[Span, ...]] = {}
     functions: list[str] = []
     modules: list[str] = []
@@ -49,14 +56,20 @@ def changed_code(files: Sequence[ScoredFile], read: Callable[[bytes], bytes]) ->
         if file.old_id == file.new_id:
             continue  # a mode change, or a rename without edits: no line changed
         old = read(file.old_id)
-        found = old_side_spans(old, b"" if file.new_id is None else read(file.new_id))
+        hunks = diff_hunks(old, b"" if file.new_id is None else read(file.new_id))
+        found = old_side(old, hunks)
         if not found:
             continue
         lines[file.path] = found
-        if file.path.endswith(PYTHON_SUFFIXES):
+        if not file.path.endswith(PYTHON_SUFFIXES):
+            continue
+        if outlines is None:
             entities = changed_entities(file.path, old, (n for start, end in found for n in range(start, end + 1)))
-            functions.extend(entities.functions)
-            modules.extend(entities.modules)
+        else:
+            outline = outlines.outline(file.path, file.old_id, file.new_id, hunks)
+            entities = entities_in_spans(file.path, () if outline is None else outline.definitions, found)
+        functions.extend(entities.functions)
+        modules.extend(entities.modules)
     return ChangedCode(lines, tuple(functions), tuple(modules))
 
 
@@ -66,13 +79,23 @@ def old_side_spans(old: bytes, new: bytes) -> tuple[Span, ...]:
     Removed and modified lines count; an insertion after old line k marks lines k and k + 1 (those that
     exist), the lines a three-line-context hunk shows around it.
     """
+    return old_side(old, diff_hunks(old, new))
+
+
+def diff_hunks(old: bytes, new: bytes) -> list[Hunk]:
+    """Return the hunks of ``git diff`` from ``old`` to ``new`` without context; [] for binary content."""
     found = _one_region(old, new)
     if found is None:
         patch = pygit2.Patch.create_from(old, new, flag=_FLAGS, context_lines=0)
-        found = [(hunk.old_start, hunk.old_lines) for hunk in patch.hunks]
+        found = [(hunk.old_start, hunk.old_lines, hunk.new_start, hunk.new_lines) for hunk in patch.hunks]
+    return found
+
+
+def old_side(old: bytes, hunks: Sequence[Hunk]) -> tuple[Span, ...]:
+    """Return the merged old-side spans of ``hunks`` (see ``old_side_spans``); ``old`` is the old content."""
     touched: list[int] = []
     last = 0  # the number of old lines, counted once a pure insertion needs it
-    for start, count in found:
+    for start, count, _, _ in hunks:
         if count:
             touched.extend(range(start, start + count))
             continue
@@ -81,8 +104,8 @@ def old_side_spans(old: bytes, new: bytes) -> tuple[Span, ...]:
     return tuple(spans(touched))
 
 
-def _one_region(old: bytes, new: bytes) -> list[tuple[int, int]] | None:
-    """Return the one hunk (old start, old line count) of a change git's diff cannot place otherwise, or None.
+def _one_region(old: bytes, new: bytes) -> list[Hunk] | None:
+    """Return the one hunk of a change git's diff cannot place otherwise, or None.
 
     Past the lines both versions share at their start and end, xdiff can only mark every remaining line
     changed when the two middles have no line in common, and can only move that hunk (its slider
@@ -108,8 +131,8 @@ def _one_region(old: bytes, new: bytes) -> list[tuple[int, int]] | None:
         return None
     if _slides(old, old_lines, start, old_end) or _slides(new, new_lines, start, new_end):
         return None
-    first = old.count(b"\n", 0, start) + 1
-    return [(first, len(old_lines))] if old_lines else [(first - 1, 0)]
+    first = old.count(b"\n", 0, start) + 1  # the same line number in both: the lines before are alike
+    return [(first - (not old_lines), len(old_lines), first - (not new_lines), len(new_lines))]
 
 
 def _line_start(data: bytes, at: int) -> bool:

@@ -1,0 +1,123 @@
+"""Outlines derived from a neighbouring version equal those of the whole file parsed, on random sources."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from pytest_codesearch.goldset.entities import definition_spans
+from pytest_codesearch.mining.outline import Outline, Outlines, affix_hunks, derive_outline, parse_outline
+from pytest_codesearch.mining.spans import diff_hunks
+
+_BLOCKS = [
+    ["def f{n}(x):", "    return x"],
+    ["@decorate", "@other(", "    1)", "def g{n}(", "    a, b,", "):", "    def inner():", "        pass", "    return 1"],
+    ["class C{n}(Base):", '    """Doc."""', "", "    x = 1", "", "    def m(self):", "        return 2", "",
+     "    @property", "    def p(self):", "        '''", "def fake():", "        '''", "        return 3",
+     "    class Inner:", "        def deep(self): pass"],
+    ["class D{n}:", "    def a(self): pass", "    # a comment", "    def b(self):", "        pass"],
+    ["if X:", "    def h{n}(): pass", "else:", "    class E{n}: pass"],
+    ['S{n} = """', "def not_a_function():", "class NotAClass:", '"""'],
+    ["try:", "    import x", "except ImportError:", "    def fallback{n}(): pass"],
+    ["async def co{n}():", "    await x"],
+    ["V{n} = (", "    1,", ")", "W{n} = 1; Z{n} = 2"],
+    ["class K{n}(", "    Base,", "): pass"],
+    ["# comment {n}", ""],
+]  # fmt: skip
+_NOISE = [
+    "", "    pass", "def loose():", "        return 4", "class Late:", "    def late(self): pass", "else:",
+    '"""', "x = (", ")", "print 'py2'", "\tdef tabbed(self): pass", "    @property", "  odd = 1", "@decorate",
+    "    def added(self):", "        return 5", "def top(): pass", "# -*- coding: latin-1 -*-", "y = 1 \\",
+]  # fmt: skip
+
+
+def _source(rng: random.Random) -> list[str]:
+    lines: list[str] = []
+    for n in range(rng.randint(1, 8)):
+        lines += [line.format(n=n) for line in rng.choice(_BLOCKS)]
+    return lines
+
+
+def _edited(rng: random.Random, lines: list[str]) -> list[str]:
+    """Return ``lines`` with a few edits: most keep the file valid (inside methods, between members)."""
+    lines = list(lines)
+    for _ in range(rng.randint(1, 3)):
+        at, roll = rng.randint(0, len(lines)), rng.random()
+        members = [i for i, line in enumerate(lines) if line.startswith(("    def ", "    @"))]
+        bodies = [i for i, line in enumerate(lines) if line.startswith("        return")]
+        if bodies and roll < 0.3:
+            lines[rng.choice(bodies)] = rng.choice(["        return 9", "        x = (", "        pass"])
+        elif members and roll < 0.6:
+            at = rng.choice(members)
+            lines[at:at] = rng.choice([["    def added(self):", "        return 5"], ["    y = 2"], ["  z = 3"]])
+        elif roll < 0.8:
+            tops = [i for i, line in enumerate(lines) if line[:1].isalpha()] or [0]
+            at = rng.choice(tops) if roll < 0.7 else at
+            lines[at:at] = [line.format(n=99) for line in rng.choice(_BLOCKS)] if roll < 0.7 else [rng.choice(_NOISE)]
+        elif lines and roll < 0.9:
+            del lines[min(at, len(lines) - 1) : at + rng.randint(1, 4)]
+        elif lines:
+            lines[min(at, len(lines) - 1)] = rng.choice(_NOISE)
+    return lines
+
+
+def _text(lines: list[str], rng: random.Random) -> bytes:
+    return ("\n".join(lines) + rng.choice(["\n", ""])).encode()
+
+
+def _definitions(outline: Outline | None) -> tuple[object, ...]:
+    return () if outline is None else outline.definitions
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_derived_outlines_equal_whole_parses_along_a_history(seed: int) -> None:
+    """Each version is derived from the next newer one, itself derived: as the miner walks a history."""
+    rng = random.Random(seed)
+    for _ in range(300):
+        child = _text(_source(rng), rng)
+        outline = parse_outline(child)
+        for _ in range(8):
+            parent = _text(_edited(rng, child.decode().split("\n")), rng)
+            hunks = diff_hunks(parent, child) if rng.random() < 0.7 else affix_hunks(parent, child)
+            found = derive_outline(parent, child, outline, hunks) if outline is not None else parse_outline(parent)
+            assert _definitions(found) == definition_spans(parent), (parent, child)
+            if found is not None:
+                whole = parse_outline(parent)
+                assert whole is not None and found.classes == whole.classes, (parent, child)
+                assert set(whole.boundaries) <= set(found.boundaries), (parent, child)  # and the cuts between pieces
+            if found is None:
+                break  # a version that does not parse: start a new history
+            child, outline = parent, found
+
+
+def test_outlines_follow_each_path() -> None:
+    """The outline kept for a path is derived from through the hunks when it is the child's, else by affixes."""
+    blobs = {
+        b"new": b"class A:\n    def a(self):\n        return 1\n\n    def b(self):\n        return 2\n",
+        b"old": b"class A:\n    def a(self):\n        return 0\n\n    def b(self):\n        return 2\n",
+        b"older": b"class A:\n    def a(self):\n        return 0\n\n    def c(self):\n        return 2\n",
+        b"bad": b"class A:\n    def a(self)\n",
+    }
+    outlines = Outlines(blobs.__getitem__)
+    for old, new in [(b"new", None), (b"old", b"new"), (b"older", b"elsewhere"), (b"bad", b"older")]:
+        hunks = diff_hunks(blobs[old], blobs[new] if new in blobs else b"")
+        assert _definitions(outlines.outline("m.py", old, new, hunks)) == definition_spans(blobs[old])
+    assert [d.qualname for d in _definitions(outlines.outline("m.py", b"older", None, []))] == ["A", "A.a", "A.c"]
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        (b"x = 1\r\ny = 2\r\n", True),
+        (b"x = 1\ry = 2\n", False),  # Python counts a bare carriage return as a line end; a diff does not
+        (b"# -*- coding: utf-8 -*-\nx = 1\n", True),
+        (b"#!/usr/bin/env python\n# coding: latin-1\nx = 1\n", False),
+        (b"x = 1\n\n# coding: latin-1\n", True),  # past the second line: no declaration
+        (b"from __future__ import barry_as_FLUFL\n", False),
+    ],
+)
+def test_which_sources_are_cut(source: bytes, expected: bool) -> None:
+    from pytest_codesearch.mining.outline import sliceable
+
+    assert sliceable(source) is expected
