@@ -48,6 +48,10 @@ def _edited(rng: random.Random, lines: list[str]) -> list[str]:
         bodies = [i for i, line in enumerate(lines) if line.startswith("        return")]
         if bodies and roll < 0.3:
             lines[rng.choice(bodies)] = rng.choice(["        return 9", "        x = (", "        pass"])
+        elif members and roll < 0.45:  # a member goes: up to the next line indented 4 or less
+            at = rng.choice(members)
+            end = next((i for i in range(at + 1, len(lines)) if lines[i][:5].strip() or not lines[i][4:5]), len(lines))
+            del lines[at:end]
         elif members and roll < 0.6:
             at = rng.choice(members)
             lines[at:at] = rng.choice([["    def added(self):", "        return 5"], ["    y = 2"], ["  z = 3"]])
@@ -89,6 +93,16 @@ def test_derived_outlines_equal_whole_parses_along_a_history(seed: int) -> None:
             if found is None:
                 break  # a version that does not parse: start a new history
             child, outline = parent, found
+
+
+def test_a_class_losing_its_last_method_ends_where_its_new_last_one_does() -> None:
+    child = b"class A:\n    def a(self):\n        return 1\n\n    def b(self):\n        return 2\n\n\nclass B:\n    pass\n"
+    parent = b"class A:\n    def a(self):\n        return 1\n\nclass B:\n    pass\n"
+    outline = parse_outline(child)
+    assert outline is not None
+    found = derive_outline(parent, child, outline, diff_hunks(parent, child))
+    assert found is not None and found.definitions == definition_spans(parent)
+    assert (found.definitions[0].start, found.definitions[0].end) == (1, 3)
 
 
 def test_outlines_follow_each_path() -> None:

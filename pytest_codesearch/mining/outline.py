@@ -26,7 +26,6 @@ from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import accumulate
 
 from pytest_codesearch.goldset.entities import (
     Definition,
@@ -68,7 +67,7 @@ def parse_outline(source: bytes) -> Outline | None:
     """Return the outline of ``source`` parsed whole; None when it does not parse."""
     with paused_gc():
         found = _parse_piece(source, 0)
-    return None if found is None else Outline(found.definitions, (*found.boundaries, len(_offsets(source))), found.classes)
+    return None if found is None else Outline(found.definitions, (*found.boundaries, _Lines(source).past), found.classes)
 
 
 def derive_outline(source: bytes, base: bytes, outline: Outline, hunks: Sequence[Hunk]) -> Outline | None:
@@ -79,18 +78,19 @@ def derive_outline(source: bytes, base: bytes, outline: Outline, hunks: Sequence
     """
     if not (sliceable(source) and sliceable(base)):
         return parse_outline(source)
-    mine, theirs = _offsets(source), _offsets(base)
-    runs = list(_equal_runs(hunks, len(mine), len(theirs)))
-    pieces = [p for p in _copied_pieces(runs, outline.boundaries) if _alike(source, mine, base, theirs, p)]
+    mine, theirs = _Lines(source), _Lines(base)
+    runs = list(_equal_runs(hunks, mine.past, theirs.past))
+    pieces = [p for p in _copied_pieces(runs, outline.boundaries) if _alike(mine, theirs, p)]
     parts = [_copied(outline, piece) for piece in pieces]
+    plain = b"\t" not in source and b"\f" not in source  # columns are indentation: class bodies can be cut
     with paused_gc():
-        for gap in _gaps(pieces, len(mine), len(theirs)):
-            part = _class_part(source, mine, base, theirs, outline, runs, gap)
-            part = part or _parse_piece(source[mine[gap[0] - 1] : mine[gap[1] - 1]], gap[0] - 1)
+        for gap in _split(_gaps(pieces, mine.past, theirs.past), runs, outline.boundaries):
+            part = _class_part(mine, theirs, outline, runs, gap) if plain else None
+            part = part or _parse_piece(mine.text(gap[0], gap[1]), gap[0] - 1)
             if part is None:
                 return parse_outline(source)
             parts.append(part)
-    return _joined(parts, len(mine))
+    return _joined(parts, mine.past)
 
 
 def sliceable(source: bytes) -> bool:
@@ -109,11 +109,23 @@ def _is_utf8(name: bytes) -> bool:
         return False
 
 
-def _offsets(data: bytes) -> list[int]:
-    """Return where each line of ``data`` starts, then ``len(data)``: lines end at ``\\n``, the last may not."""
-    parts = data.split(b"\n")
-    offsets = list(accumulate((len(part) + 1 for part in parts), initial=0))[: len(parts)]
-    return offsets + [len(data)] if parts[-1] else offsets
+class _Lines:
+    """The lines of a file, split at ``\\n`` only (as a diff counts them), numbered from 1."""
+
+    def __init__(self, data: bytes) -> None:
+        self.parts = data.split(b"\n")
+        self.past = len(self.parts) + bool(self.parts[-1])
+        """The line past the last."""
+
+    def text(self, first: int, past: int) -> bytes:
+        """Return lines ``first`` to ``past - 1`` with their newlines."""
+        if first >= past:
+            return b""
+        return b"\n".join(self.parts[first - 1 : past - 1]) + (b"\n" if past - 1 < len(self.parts) else b"")
+
+    def ends_line(self, line: int) -> bool:
+        """Return whether line ``line`` ends with a newline."""
+        return line < len(self.parts)
 
 
 def _starts(body: list[ast.stmt], shift: int) -> Iterator[int]:
@@ -151,23 +163,39 @@ def _copied_pieces(runs: Sequence[Piece], cuts: Sequence[int]) -> list[Piece]:
     return pieces
 
 
-def _alike(source: bytes, mine: list[int], base: bytes, theirs: list[int], piece: Piece) -> bool:
+def _alike(mine: _Lines, theirs: _Lines, piece: Piece) -> bool:
     """Return whether the piece's lines hold the same bytes in the source and in the base."""
     at, there, length = piece
-    if at < 1 or at + length > len(mine) or there + length > len(theirs):
+    if at < 1 or length < 1 or at + length > mine.past or there + length > theirs.past:
         return False
-    return source[mine[at - 1] : mine[at + length - 1]] == base[theirs[there - 1] : theirs[there + length - 1]]
+    last = mine.ends_line(at + length - 1) == theirs.ends_line(there + length - 1)
+    return last and mine.parts[at - 1 : at + length - 1] == theirs.parts[there - 1 : there + length - 1]
 
 
 def _gaps(pieces: Sequence[Piece], mine: int, theirs: int, first: tuple[int, int] = (1, 1)) -> Iterator[Gap]:
-    """Yield the lines between copied pieces, up to ``mine`` and ``theirs`` (past the last line)."""
+    """Yield the source's lines between copied pieces, up to ``mine`` and ``theirs`` (past the last line)."""
     line, there = first
     for at, base_at, length in pieces:
-        if at > line or base_at > there:
+        if at > line:  # lines the source has there (where it has none, the base's are simply dropped)
             yield line, at, there, base_at
         line, there = at + length, base_at + length
-    if mine > line or theirs > there:
+    if mine > line:
         yield line, mine, there, theirs
+
+
+def _split(gaps: Iterator[Gap], runs: Sequence[Piece], cuts: Sequence[int]) -> Iterator[Gap]:
+    """Yield the gaps cut further at each base cut that falls on a line left alike, one statement each.
+
+    The lines there may not be a clean cut in the source (a string opened in a change above): then a
+    piece does not parse alone, and the whole file is parsed.
+    """
+    for first, past, there, there_past in gaps:
+        for mine, theirs, length in runs:
+            low, high = max(theirs, there + 1, theirs + first + 1 - mine), min(theirs + length, there_past, theirs + past - mine)
+            for cut in cuts[bisect_left(cuts, low) : bisect_left(cuts, high)]:
+                yield first, mine + cut - theirs, there, cut
+                first, there = mine + cut - theirs, cut
+        yield first, past, there, there_past
 
 
 def _copied(outline: Outline, piece: Piece) -> Outline:
@@ -196,29 +224,31 @@ def _parse_piece(text: bytes, shift: int) -> Outline | None:
     return Outline(_shifted(module_definitions(tree), shift), (shift + 1, *_starts(tree.body, shift)), classes)
 
 
-def _class_part(
-    source: bytes, mine: list[int], base: bytes, theirs: list[int], outline: Outline, runs: Sequence[Piece], gap: Gap
-) -> Outline | None:
+def _class_part(mine: _Lines, theirs: _Lines, outline: Outline, runs: Sequence[Piece], gap: Gap) -> Outline | None:
     """Return the outline of a gap that is one top-level class in the base, cut inside its body; None if it
     is not, or a piece of its body does not parse alone (inside ``class _:``, at the same column)."""
     first, past, there, there_past = gap
     found = outline.classes.get(there)
-    if found is None or b"\t" in source or b"\f" in source or bisect_left(outline.boundaries, there + 1) >= len(outline.boundaries):
+    if found is None or bisect_left(outline.boundaries, there + 1) >= len(outline.boundaries):
         return None
     if outline.boundaries[bisect_left(outline.boundaries, there + 1)] != there_past:
         return None
     column, cuts = found
     header = cuts[0] - there
-    if not _alike(source, mine, base, theirs, (first, there, header)) or first + header >= past:
+    if not _alike(mine, theirs, (first, there, header)) or first + header >= past:
         return None
-    pieces = [p for p in _copied_pieces(runs, (*cuts, there_past)) if _alike(source, mine, base, theirs, p)]
+    pieces = [p for p in _copied_pieces(runs, (*cuts, there_past)) if _alike(mine, theirs, p)]
     pieces = [p for p in pieces if first + header <= p[0] and p[0] + p[2] <= past]
     index = next(i for i, d in enumerate(outline.definitions) if d.start == there)
     head = outline.definitions[index]
     parts = [_copied_members(outline, index, piece) for piece in pieces]
-    end = head.end + past - there_past if pieces and pieces[-1][0] + pieces[-1][2] == past else 0
+    end = 0
+    if pieces and pieces[-1][0] + pieces[-1][2] == past:  # the class ends with a copied piece
+        if pieces[-1][1] + pieces[-1][2] != there_past:
+            return None  # not with the base's last statement: where its last statement ends is not known
+        end = head.end + past - there_past
     for line, line_past, _, _ in _gaps(pieces, past, there_past, (first + header, cuts[0])):
-        tree = parse_module(b"class _:\n" + source[mine[line - 1] : mine[line_past - 1]])
+        tree = parse_module(b"class _:\n" + mine.text(line, line_past))
         body = _wrapped_body(tree, column)
         if body is None:
             return None
