@@ -106,14 +106,14 @@ def test_a_class_losing_its_last_method_ends_where_its_new_last_one_does() -> No
 
 
 def test_outlines_follow_each_path() -> None:
-    """The outline kept for a path is derived from through the hunks when it is the child's, else by affixes."""
+    """The outline kept for a path is derived from through the hunks when it is the child's, else by a diff."""
     blobs = {
         b"new": b"class A:\n    def a(self):\n        return 1\n\n    def b(self):\n        return 2\n",
         b"old": b"class A:\n    def a(self):\n        return 0\n\n    def b(self):\n        return 2\n",
         b"older": b"class A:\n    def a(self):\n        return 0\n\n    def c(self):\n        return 2\n",
         b"bad": b"class A:\n    def a(self)\n",
     }
-    outlines = Outlines(blobs.__getitem__)
+    outlines = Outlines(blobs.__getitem__, affix_hunks)
     for old, new in [(b"new", None), (b"old", b"new"), (b"older", b"elsewhere"), (b"bad", b"older")]:
         hunks = diff_hunks(blobs[old], blobs[new] if new in blobs else b"")
         assert _definitions(outlines.outline("m.py", old, new, hunks)) == definition_spans(blobs[old])

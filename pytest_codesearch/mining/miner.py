@@ -22,7 +22,7 @@ from pytest_codesearch.mining.filters import FilterConfig
 from pytest_codesearch.mining.files import CommitFiles, FileSorter
 from pytest_codesearch.mining.objects import ObjectReader
 from pytest_codesearch.mining.outline import Outlines
-from pytest_codesearch.mining.spans import ChangedCode, changed_code
+from pytest_codesearch.mining.spans import ChangedCode, changed_code, diff_hunks
 from pytest_codesearch.mining.query import decode_message, leaked_path, query_from_parts, split_message, word_count
 from pytest_codesearch.mining.treediff import TreeDiffer
 from pytest_codesearch.mining.walk import MiningError, shallow_boundary, walk
@@ -149,7 +149,7 @@ class Miner:
         self._authors: dict[tuple[bytes, bytes], tuple[str, str, bool]] = {}
         objects = ObjectReader(repo)
         self.files = FileSorter(repo, config, TreeDiffer(repo, objects), self.counts.excluded_files, objects)
-        self.outlines = Outlines(self.files.blobs.read)
+        self.outlines = Outlines(self.files.blobs.read, diff_hunks)
 
     def commits(self, head: pygit2.Commit) -> Iterator[tuple[int, pygit2.Commit]]:
         """Yield (position, commit) for the commits to examine: in the since/until window, at most max_commits."""

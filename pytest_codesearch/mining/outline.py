@@ -241,11 +241,11 @@ def _class_part(mine: _Lines, theirs: _Lines, outline: Outline, runs: Sequence[P
     pieces = [p for p in pieces if first + header <= p[0] and p[0] + p[2] <= past]
     index = next(i for i, d in enumerate(outline.definitions) if d.start == there)
     head = outline.definitions[index]
+    if pieces and pieces[-1][0] + pieces[-1][2] == past and pieces[-1][1] + pieces[-1][2] != there_past:
+        pieces[-1:] = _without_last_statement(pieces[-1], cuts)  # where that statement ends is not known
     parts = [_copied_members(outline, index, piece) for piece in pieces]
     end = 0
-    if pieces and pieces[-1][0] + pieces[-1][2] == past:  # the class ends with a copied piece
-        if pieces[-1][1] + pieces[-1][2] != there_past:
-            return None  # not with the base's last statement: where its last statement ends is not known
+    if pieces and pieces[-1][0] + pieces[-1][2] == past:  # the class ends with the base's last statement
         end = head.end + past - there_past
     for line, line_past, _, _ in _gaps(pieces, past, there_past, (first + header, cuts[0])):
         tree = parse_module(b"class _:\n" + mine.text(line, line_past))
@@ -261,6 +261,13 @@ def _class_part(mine: _Lines, theirs: _Lines, outline: Outline, runs: Sequence[P
     cut_lines = tuple(line for part in parts for line in part.boundaries)
     moved = Definition(head.qualname, first, end, head.is_function, head.top_level, head.column, head.in_function)
     return Outline((moved, *members), (first,), {first: (column, cut_lines)})
+
+
+def _without_last_statement(piece: Piece, cuts: Sequence[int]) -> list[Piece]:
+    """Return the piece up to the last cut inside it (none if there is none): its last statement is parsed."""
+    mine, theirs, length = piece
+    inside = cuts[bisect_right(cuts, theirs) : bisect_left(cuts, theirs + length)]
+    return [(mine, theirs, inside[-1] - theirs)] if inside else []
 
 
 def _wrapped_body(tree: ast.Module | None, column: int) -> list[ast.stmt] | None:
@@ -318,10 +325,16 @@ def _count_lines(data: bytes) -> int:
 
 
 class Outlines:
-    """Keeps the last outline found for each path, within a budget of definitions, to derive the next one."""
+    """Keeps the last outline found for each path, within a budget of definitions, to derive the next one.
 
-    def __init__(self, read: Callable[[bytes], bytes], budget: int = 200_000) -> None:
+    ``read`` returns a blob's content by id; ``diff`` the hunks from one content to another.
+    """
+
+    def __init__(
+        self, read: Callable[[bytes], bytes], diff: Callable[[bytes, bytes], Sequence[Hunk]], budget: int = 200_000
+    ) -> None:
         self._read = read
+        self._diff = diff
         self._budget = budget
         self._held = 0
         self._by_path: OrderedDict[str, tuple[bytes, Outline]] = OrderedDict()
@@ -330,7 +343,7 @@ class Outlines:
         """Return the outline of blob ``source_id`` (the file at ``path``), ``hunks`` away from its child ``new_id``.
 
         Derived from the outline kept for ``path`` when there is one (through ``hunks`` when that is the
-        child's, else through the lines both start and end with), else parsed whole; kept for the next call.
+        child's, else through ``diff(source, kept version)``), else parsed whole; kept for the next call.
         """
         source = self._read(source_id)
         kept = self._by_path.pop(path, None)
@@ -339,7 +352,7 @@ class Outlines:
             found = parse_outline(source)
         else:
             base = self._read(kept[0])
-            found = derive_outline(source, base, kept[1], hunks if kept[0] == new_id else affix_hunks(source, base))
+            found = derive_outline(source, base, kept[1], hunks if kept[0] == new_id else self._diff(source, base))
         if found is not None and sliceable(source):
             self._keep(path, source_id, found)
         return found
