@@ -12,7 +12,8 @@ from pytest_codesearch.mining.spans import diff_hunks
 
 _BLOCKS = [
     ["def f{n}(x):", "    return x"],
-    ["@decorate", "@other(", "    1)", "def g{n}(", "    a, b,", "):", "    def inner():", "        pass", "    return 1"],
+    ["@decorate", "@other(", "    1)", "def g{n}(", "    a, b,", "):", "    def inner():", "        pass",
+     "    return 1"],
     ["class C{n}(Base):", '    """Doc."""', "", "    x = 1", "", "    def m(self):", "        return 2", "",
      "    @property", "    def p(self):", "        '''", "def fake():", "        '''", "        return 3",
      "    class Inner:", "        def deep(self): pass"],
@@ -96,7 +97,8 @@ def test_derived_outlines_equal_whole_parses_along_a_history(seed: int) -> None:
 
 
 def test_a_class_losing_its_last_method_ends_where_its_new_last_one_does() -> None:
-    child = b"class A:\n    def a(self):\n        return 1\n\n    def b(self):\n        return 2\n\n\nclass B:\n    pass\n"
+    child = b"class A:\n    def a(self):\n        return 1\n\n    def b(self):\n        return 2\n\n\n"
+    child += b"class B:\n    pass\n"
     parent = b"class A:\n    def a(self):\n        return 1\n\nclass B:\n    pass\n"
     outline = parse_outline(child)
     assert outline is not None

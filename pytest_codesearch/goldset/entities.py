@@ -74,8 +74,12 @@ def changed_entities(
     if not wanted and not inserted:
         return Entities((), ())
     blank = _blank_lines(source) if inserted else frozenset()
-    held = (d for d in definition_spans(source) if _contains_any(d, wanted) or any(_holds(d, i, blank) for i in inserted))
+    held = (d for d in definition_spans(source) if _contains_any(d, wanted) or _holds_any(d, inserted, blank))
     return _named(path, held)
+
+
+def _holds_any(span: Definition, inserted: list[Insertion], blank: frozenset[int]) -> bool:
+    return any(_holds(span, insertion, blank) for insertion in inserted)
 
 
 def entities_in_spans(path: str, definitions: Iterable[Definition], spans: Sequence[tuple[int, int]]) -> Entities:

@@ -67,7 +67,9 @@ def parse_outline(source: bytes) -> Outline | None:
     """Return the outline of ``source`` parsed whole; None when it does not parse."""
     with paused_gc():
         found = _parse_piece(source, 0)
-    return None if found is None else Outline(found.definitions, (*found.boundaries, _Lines(source).past), found.classes)
+    if found is None:
+        return None
+    return Outline(found.definitions, (*found.boundaries, _Lines(source).past), found.classes)
 
 
 def derive_outline(source: bytes, base: bytes, outline: Outline, hunks: Sequence[Hunk]) -> Outline | None:
@@ -191,7 +193,8 @@ def _split(gaps: Iterator[Gap], runs: Sequence[Piece], cuts: Sequence[int]) -> I
     """
     for first, past, there, there_past in gaps:
         for mine, theirs, length in runs:
-            low, high = max(theirs, there + 1, theirs + first + 1 - mine), min(theirs + length, there_past, theirs + past - mine)
+            low = max(theirs, there + 1, theirs + first + 1 - mine)
+            high = min(theirs + length, there_past, theirs + past - mine)
             for cut in cuts[bisect_left(cuts, low) : bisect_left(cuts, high)]:
                 yield first, mine + cut - theirs, there, cut
                 first, there = mine + cut - theirs, cut
@@ -204,7 +207,8 @@ def _copied(outline: Outline, piece: Piece) -> Outline:
     shift = mine - theirs
     starts = [d.start for d in outline.definitions]
     chosen = outline.definitions[bisect_left(starts, theirs) : bisect_left(starts, theirs + length)]
-    cuts = outline.boundaries[bisect_left(outline.boundaries, theirs) : bisect_left(outline.boundaries, theirs + length)]
+    lines = outline.boundaries
+    cuts = lines[bisect_left(lines, theirs) : bisect_left(lines, theirs + length)]
     classes = {line + shift: (col, tuple(c + shift for c in body)) for line, (col, body) in outline.classes.items()
                if theirs <= line < theirs + length}  # fmt: skip
     return Outline(_shifted(chosen, shift), tuple(cut + shift for cut in cuts), classes)
