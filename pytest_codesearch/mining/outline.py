@@ -26,6 +26,7 @@ from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from pytest_codesearch.goldset.entities import (
     Definition,
@@ -61,6 +62,14 @@ class Outline:
     classes: dict[int, tuple[int, tuple[int, ...]]] = field(default_factory=dict)
     """For a top-level class by its first line: its body's column and the lines its body can be cut at
     (its first statement's, then each statement's that starts after the earlier ones end)."""
+
+    @cached_property
+    def _starts(self) -> list[int]:
+        return [definition.start for definition in self.definitions]
+
+    def between(self, first: int, past: int) -> tuple[Definition, ...]:
+        """Return the definitions starting on lines ``first`` to ``past - 1``, in order."""
+        return self.definitions[bisect_left(self._starts, first) : bisect_left(self._starts, past)]
 
 
 def parse_outline(source: bytes) -> Outline | None:
@@ -205,8 +214,7 @@ def _copied(outline: Outline, piece: Piece) -> Outline:
     """Return the part of the outline ``piece`` copies, in the source's lines."""
     mine, theirs, length = piece
     shift = mine - theirs
-    starts = [d.start for d in outline.definitions]
-    chosen = outline.definitions[bisect_left(starts, theirs) : bisect_left(starts, theirs + length)]
+    chosen = outline.between(theirs, theirs + length)
     lines = outline.boundaries
     cuts = lines[bisect_left(lines, theirs) : bisect_left(lines, theirs + length)]
     classes = {line + shift: (col, tuple(c + shift for c in body)) for line, (col, body) in outline.classes.items()
@@ -243,11 +251,10 @@ def _class_part(mine: _Lines, theirs: _Lines, outline: Outline, runs: Sequence[P
         return None
     pieces = [p for p in _copied_pieces(runs, (*cuts, there_past)) if _alike(mine, theirs, p)]
     pieces = [p for p in pieces if first + header <= p[0] and p[0] + p[2] <= past]
-    index = next(i for i, d in enumerate(outline.definitions) if d.start == there)
-    head = outline.definitions[index]
+    head = outline.between(there, there + 1)[0]  # the class: its members start on later lines
     if pieces and pieces[-1][0] + pieces[-1][2] == past and pieces[-1][1] + pieces[-1][2] != there_past:
         pieces[-1:] = _without_last_statement(pieces[-1], cuts)  # where that statement ends is not known
-    parts = [_copied_members(outline, index, piece) for piece in pieces]
+    parts = [_copied_members(outline, head, piece) for piece in pieces]
     end = 0
     if pieces and pieces[-1][0] + pieces[-1][2] == past:  # the class ends with the base's last statement
         end = head.end + past - there_past
@@ -282,13 +289,12 @@ def _wrapped_body(tree: ast.Module | None, column: int) -> list[ast.stmt] | None
     return body if body[0].col_offset == column else None
 
 
-def _copied_members(outline: Outline, index: int, piece: Piece) -> Outline:
-    """Return the members of the class at ``outline.definitions[index]`` that ``piece`` copies, and its cuts."""
+def _copied_members(outline: Outline, head: Definition, piece: Piece) -> Outline:
+    """Return the members of the class ``head`` that ``piece`` copies, and its cuts."""
     mine, theirs, length = piece
-    head = outline.definitions[index]
-    inside = [d for d in outline.definitions[index + 1 :] if d.start <= head.end]
-    chosen = [d for d in inside if theirs <= d.start < theirs + length]
-    cuts = [c for c in outline.classes[head.start][1] if theirs <= c < theirs + length]
+    chosen = outline.between(theirs, theirs + length)  # inside the class's lines: its members
+    body = outline.classes[head.start][1]
+    cuts = body[bisect_left(body, theirs) : bisect_left(body, theirs + length)]
     return Outline(_shifted(chosen, mine - theirs), tuple(c + mine - theirs for c in cuts))
 
 
