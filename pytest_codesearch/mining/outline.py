@@ -6,7 +6,9 @@ files was nearly all the cost of recording lines; 8.4 of 13.5 s on flask). So th
 pieces at *boundaries*: lines where a top-level statement starts after every earlier one has ended, plus
 the first line and the line past the end. A piece of the new version between two boundaries of the old
 one, byte for byte the same, is a run of whole statements: its definitions are the old ones, shifted. Only
-the pieces around the changes are parsed, each on its own.
+the pieces around the changes are parsed, each on its own. A top-level class (often most of a file) is cut
+the same way between its members, whose pieces are parsed inside ``class _:`` and must stand at the
+class body's column; the class's own lines are then its header's and its last statement's.
 
 That gives what parsing the whole file gives. A module is a sequence of statements, and each piece starts
 and ends where the tokenizer is clean (no open bracket, string or block): a copied piece because both its
@@ -41,8 +43,6 @@ Hunk = tuple[int, int, int, int]
 """``(old start, old count, new start, new count)`` as git numbers a hunk: with a count of 0, the start is
 the line after which the other side's lines go."""
 _COOKIE = re.compile(rb"coding[:=][ \t]*([-\w.]*)")
-_WHOLE_SHARE = 0.6
-"""Past this share of the file's bytes to parse in pieces, parsing it whole is as cheap."""
 
 
 Piece = tuple[int, int, int]
