@@ -253,6 +253,12 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     names = ", ".join(c.name for c in state.choices)
     lines = [f"codesearch: agents {names}; seed {state.seed} (repeat with --codesearch-seed={state.seed})"]
     note = config.stash.get(RESUME_NOTE, None)
+    dist = config.getvalue("dist") if config.pluginmanager.hasplugin("xdist") else "no"
+    if dist not in ("no", "loadgroup"):
+        lines.append(
+            f"codesearch: --dist {dist} spreads the cases of one snapshot over several workers, which each "
+            "list and index it; --dist loadgroup keeps a snapshot on one worker"
+        )
     return lines + ([f"codesearch: {note}"] if note else [])
 
 

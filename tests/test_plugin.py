@@ -347,6 +347,9 @@ def test_xdist_gives_the_serial_aggregates_and_junit_properties(pytester: pytest
         *args, "-n", "2", "--codesearch-report-dir=parallel", "--junitxml=out.xml"
     )
     parallel.assert_outcomes(passed=6)
+    hint = "codesearch: --dist load spreads the cases of one snapshot over several workers*--dist loadgroup*"
+    parallel.stdout.fnmatch_lines([hint])  # -n alone means --dist load
+    assert "spreads the cases" not in serial.stdout.str()
     one, two = read_results(pytester.path, "serial"), read_results(pytester.path, "parallel")
     assert two["run"]["workers"] == 2 and one["run"]["workers"] == 1
     for agent in ("keyword", "oracle"):

@@ -41,6 +41,7 @@ def test_groups_run_once_each_and_a_crash_costs_only_its_case(
         "a", "b", "c",
     )
     result.assert_outcomes(passed=9, failed=2)
+    assert "spreads the cases" not in result.stdout.str()  # no hint to use the --dist already given
     data = read_results(pytester.path)
     status = sorted((c["goldset"], c["id"], c["status"]) for c in data["cases"])
     expected = [(f"{name}/cases.jsonl", case, "ok") for name in "abc" for case in ("app", "login", "password")]
