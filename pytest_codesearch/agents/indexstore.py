@@ -23,14 +23,12 @@ its last use: :meth:`IndexStore.prune` removes the least recently used once the 
 from __future__ import annotations
 
 import bisect
-import contextlib
 import hashlib
 import itertools
 import operator
-import os
 import struct
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
@@ -48,8 +46,8 @@ from pytest_codesearch.agents import (
     tokencache,
     tokenize,
 )
+from pytest_codesearch.agents.filestore import FileStore
 from pytest_codesearch.agents.postings import IdArray, Postings, TokenCorpus, base_corpus
-from pytest_codesearch.repo.prune import prune_files
 
 FORMAT = "i1"
 _HEADER = struct.Struct("<4sIIQ")  # magic, corpora, terms, bytes of the terms
@@ -115,56 +113,23 @@ def index_key(tree_id: str, agent: str, *parameters: object) -> str:
 
 
 @dataclass
-class IndexStore:
+class IndexStore(FileStore):
     """The on-disk indexes under ``root``, bounded to ``limit`` bytes (None: unbounded)."""
-
-    root: Path
-    limit: int | None = None
-    loaded: int = 0
-    saved: int = 0
-    _written: int = field(default=0, repr=False)
 
     def _path(self, digest: str, key: str) -> Path:
         return self.root / f"{FORMAT}-{digest}" / key[:2] / key[2:]
 
     def load(self, digest: str, key: str) -> list[TokenCorpus] | None:
         """Return the corpora stored under ``key``, or None when there are none (or they are unreadable)."""
-        path = self._path(digest, key)
-        try:
-            with open(path, "rb") as stream:
-                data = stream.read()
-        except OSError:
-            return None
-        with contextlib.suppress(OSError):  # a read-only cache still serves its indexes
-            os.utime(path)
-        found = decode_corpora(data)
+        data = self.read(self._path(digest, key))
+        found = None if data is None else decode_corpora(data)
         if found is not None:
             self.loaded += 1
         return found
 
     def save(self, digest: str, key: str, parts: Parts) -> None:
         """Store ``parts`` (see :func:`encode_corpora`) under ``key``, atomically; errors are ignored."""
-        body = encode_corpora(parts)
-        path = self._path(digest, key)
-        scratch = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with open(scratch, "wb") as stream:
-                stream.write(body)
-            os.replace(scratch, path)
-        except OSError:  # a read-only or full disk: the index is still in memory
-            scratch.unlink(missing_ok=True)
-            return
-        self.saved += 1
-        self._written += len(body) + 4096
-        if self.limit is not None and self._written * 8 > self.limit:
-            self._written = 0
-            self.prune()
-
-    def prune(self) -> int:
-        """Remove the least recently used files until the store holds at most 3/4 of its bound; return
-        the bytes freed."""
-        return 0 if self.limit is None else prune_files(self.root, self.limit * 3 // 4)
+        self.write(self._path(digest, key), encode_corpora(parts))
 
 
 def encode_corpora(parts: Parts) -> bytes:

@@ -12,10 +12,9 @@ removes the least recently used once the store outgrows its bound.
 from __future__ import annotations
 
 import hashlib
-import os
 import struct
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -23,8 +22,8 @@ import numpy as np
 import numpy.typing as npt
 
 from pytest_codesearch.agents import tokencache, tokenize
+from pytest_codesearch.agents.filestore import FileStore
 from pytest_codesearch.agents.postings import IdArray
-from pytest_codesearch.repo.prune import prune_files
 
 FORMAT = "t1"
 _HEADER = struct.Struct("<4sBII")  # magic, 1 for text or 0 for binary, token count, bytes of the tokens
@@ -50,14 +49,8 @@ class StoredTokens:
 
 
 @dataclass
-class TokenStore:
+class TokenStore(FileStore):
     """The on-disk token counts under ``root``, bounded to ``limit`` bytes (None: unbounded)."""
-
-    root: Path
-    limit: int | None = None
-    loaded: int = 0
-    saved: int = 0
-    _written: int = field(default=0, repr=False)
 
     @property
     def directory(self) -> Path:
@@ -69,14 +62,8 @@ class TokenStore:
 
     def load(self, blob_id: str) -> StoredTokens | None:
         """Return the stored counts of ``blob_id``, or None when there are none (or they are unreadable)."""
-        path = self._path(blob_id)
-        try:
-            with open(path, "rb") as stream:
-                data = stream.read()
-            os.utime(path)
-        except OSError:
-            return None
-        if len(data) < _HEADER.size:
+        data = self.read(self._path(blob_id))
+        if data is None or len(data) < _HEADER.size:
             return None
         magic, text, size, names = _HEADER.unpack_from(data)
         end = _HEADER.size + 4 * size
@@ -96,26 +83,7 @@ class TokenStore:
         names = "\n".join(tokens or ()).encode("utf-8", "surrogatepass")
         header = _HEADER.pack(_MAGIC, int(text), len(tokens or ()), len(names))
         body = header + np.asarray(counts, np.int32).tobytes() + names
-        path = self._path(blob_id)
-        scratch = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with open(scratch, "wb") as stream:
-                stream.write(body)
-            os.replace(scratch, path)
-        except OSError:  # a read-only or full disk: the counts are still in memory
-            scratch.unlink(missing_ok=True)
-            return
-        self.saved += 1
-        self._written += len(body) + 4096
-        if self.limit is not None and self._written * 8 > self.limit:
-            self._written = 0
-            self.prune()
-
-    def prune(self) -> int:
-        """Remove the least recently used files until the store holds at most 3/4 of its bound; return
-        the bytes freed."""
-        return 0 if self.limit is None else prune_files(self.root, self.limit * 3 // 4)
+        self.write(self._path(blob_id), body)
 
 
 def use_token_store(cache_dir: Path, cache_size: int | None) -> Callable[[], None]:

@@ -1,0 +1,61 @@
+"""Files written once and shared by runs and xdist workers: what the token and index stores have in common.
+
+A file is written to a temporary name beside it and renamed into place, so readers in other processes
+see it whole or not at all, and never changed afterwards, so no lock is needed. Reading a file sets its
+modification time, which makes it the file's last use: :meth:`FileStore.prune` removes the least
+recently used once the store outgrows its bound (``repo/prune.py``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pytest_codesearch.repo.prune import prune_files
+
+
+@dataclass
+class FileStore:
+    """Files under ``root``, bounded to ``limit`` bytes (None: unbounded)."""
+
+    root: Path
+    limit: int | None = None
+    loaded: int = 0
+    saved: int = 0
+    _written: int = field(default=0, repr=False)
+
+    def read(self, path: Path) -> bytes | None:
+        """Return the bytes of ``path`` and mark it used now, or None when it cannot be read."""
+        try:
+            with open(path, "rb") as stream:
+                data = stream.read()
+        except OSError:
+            return None
+        with contextlib.suppress(OSError):  # a read-only cache still serves its files
+            os.utime(path)
+        return data
+
+    def write(self, path: Path, body: bytes) -> None:
+        """Store ``body`` at ``path`` atomically, pruning once enough was written; errors are ignored
+        (a read-only or full disk: the caller still holds what it computed)."""
+        scratch = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(scratch, "wb") as stream:
+                stream.write(body)
+            os.replace(scratch, path)
+        except OSError:
+            scratch.unlink(missing_ok=True)
+            return
+        self.saved += 1
+        self._written += len(body) + 4096
+        if self.limit is not None and self._written * 8 > self.limit:
+            self._written = 0
+            self.prune()
+
+    def prune(self) -> int:
+        """Remove the least recently used files until the store holds at most 3/4 of its bound; return
+        the bytes freed."""
+        return 0 if self.limit is None else prune_files(self.root, self.limit * 3 // 4)
