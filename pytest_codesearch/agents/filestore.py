@@ -9,11 +9,21 @@ recently used once the store outgrows its bound (``repo/prune.py``).
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 
 from pytest_codesearch.repo.prune import prune_files
+
+
+def source_digest(*modules: ModuleType) -> str:
+    """Return a hash of the source files of ``modules``: a store keyed by it never reads what older code wrote."""
+    digest = hashlib.sha1(usedforsecurity=False)
+    for module in modules:
+        digest.update(Path(module.__file__ or "").read_bytes())
+    return digest.hexdigest()
 
 
 @dataclass

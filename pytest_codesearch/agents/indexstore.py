@@ -27,6 +27,7 @@ import hashlib
 import itertools
 import operator
 import struct
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -46,7 +47,7 @@ from pytest_codesearch.agents import (
     tokencache,
     tokenize,
 )
-from pytest_codesearch.agents.filestore import FileStore
+from pytest_codesearch.agents.filestore import FileStore, source_digest
 from pytest_codesearch.agents.postings import IdArray, Postings, TokenCorpus, base_corpus
 
 FORMAT = "i1"
@@ -90,20 +91,8 @@ def stored_index(
 @lru_cache(maxsize=16)
 def code_digest(*modules: ModuleType) -> str:
     """Return a hash of the source of the modules that make an index, and of ``modules``."""
-    digest = hashlib.sha1(usedforsecurity=False)
-    digest.update(_base_digest().encode())
-    for module in modules:
-        digest.update(Path(module.__file__ or "").read_bytes())
-    return digest.hexdigest()[:12]
-
-
-@lru_cache(maxsize=1)
-def _base_digest() -> str:
-    digest = hashlib.sha1(usedforsecurity=False)
-    for module in (tokenize, tokencache, sourcefiles, testpaths, snapshot_files, postings, corpus):
-        digest.update(Path(module.__file__ or "").read_bytes())
-    digest.update(Path(__file__).read_bytes())
-    return digest.hexdigest()
+    base = (tokenize, tokencache, sourcefiles, testpaths, snapshot_files, postings, corpus, sys.modules[__name__])
+    return source_digest(*base, *modules)[:12]
 
 
 def index_key(tree_id: str, agent: str, *parameters: object) -> str:

@@ -11,7 +11,6 @@ removes the least recently used once the store outgrows its bound.
 
 from __future__ import annotations
 
-import hashlib
 import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from pytest_codesearch.agents import tokencache, tokenize
-from pytest_codesearch.agents.filestore import FileStore
+from pytest_codesearch.agents.filestore import FileStore, source_digest
 from pytest_codesearch.agents.postings import IdArray
 
 FORMAT = "t1"
@@ -33,10 +32,7 @@ _MAGIC = b"CSTK"
 @lru_cache(maxsize=1)
 def tokenizer_digest() -> str:
     """Return a hash of the tokenizer's source and of the binary sniff: what a blob's counts depend on."""
-    digest = hashlib.sha1(usedforsecurity=False)
-    for module in (tokenize, tokencache):
-        digest.update(Path(module.__file__ or "").read_bytes())
-    return digest.hexdigest()[:12]
+    return source_digest(tokenize, tokencache)[:12]
 
 
 @dataclass(frozen=True)
