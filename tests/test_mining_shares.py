@@ -40,13 +40,31 @@ def test_process_zero_renews_its_lease_until_the_plan_fixes_its_end() -> None:
     plan = new_plan(multiprocessing.get_context("spawn"), 2)
     first = Share(plan, 0, lease=4)
     assert [first.covers(position) for position in range(6)] == [True] * 6
-    assert plan.claimed.value == 8  # leases [0, 4) and [4, 8)
+    assert plan.claimed[0] == 8  # leases [0, 4) and [4, 8)
     publish_plan(plan, 30, 2)
-    assert list(plan.bounds) == [0, split_points(8, 30, 2)[1], 30]
-    end = plan.bounds[1]
+    end = split_points(8, 30, 2)[1]
+    assert (list(plan.ends), list(plan.starts), list(plan.claimed)) == ([end, 30], [0, end], [8, end])
     assert first.covers(end - 1) and not first.covers(end) and not first.covers(end + 1)
     second = Share(plan, 1)
     assert (second.start, second.covers(29), second.covers(30)) == (end, True, False)
+
+
+def test_a_process_done_early_takes_the_second_half_of_what_another_left_unclaimed() -> None:
+    plan = new_plan(multiprocessing.get_context("spawn"), 3)
+    first = Share(plan, 0, lease=32)
+    assert first.covers(0) and plan.claimed[0] == 32
+    publish_plan(plan, 332, 3)  # ranges [0, 132), [132, 232), [232, 332)
+    assert list(plan.ends) == [132, 232, 332]
+    third = Share(plan, 2, lease=32)
+    assert third.covers(232) and third.covers(263) and third.covers(264)  # claimed up to 296
+    second = Share(plan, 1, lease=32)
+    assert all(second.covers(position) for position in range(132, 232)) and not second.covers(232)
+    assert second.steal()  # process 0 left 100 unclaimed (32..132), process 2 left 36 (296..332)
+    assert (second.start, list(plan.ends), plan.claimed[1]) == (82, [82, 132, 332], 82)
+    assert not first.covers(82) and first.covers(81)
+    assert all(second.covers(position) for position in range(82, 132)) and not second.covers(132)
+    assert not second.steal()  # 36 left to process 2, and 50 to process 0: too little to be worth a cold start
+    assert list(plan.ends) == [82, 132, 332]
 
 
 def _history(path: Path, commits: int) -> None:
@@ -86,3 +104,24 @@ def test_three_processes_write_what_one_writes(tmp_path: Path) -> None:
     cases = [(tmp_path / name).read_text().splitlines()[1:] for name in ("one.jsonl", "three.jsonl")]
     assert cases[0] == cases[1] and len(cases[0]) == 12  # 12 changes, the oldest repeated by the newest
     assert (three.walked, three.kept, three.dropped, three.workers) == (one.walked, one.kept, one.dropped, 3)
+
+
+def test_processes_that_take_ranges_from_each_other_write_what_one_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pytest_codesearch.mining import parallel, shares
+    from pytest_codesearch.mining.output import GoldsetWriter
+    from pytest_codesearch.mining.progress import Reporter
+
+    monkeypatch.setattr(shares, "SMALLEST_STEAL", 1)  # forked processes inherit it: a range of 2 is worth taking
+    _history(tmp_path / "p", 150)
+    one = generate_goldset(tmp_path / "p", tmp_path / "one.jsonl", FilterConfig(), workers=1)
+    head = str(pygit2.Repository(str(tmp_path / "p")).head.target)
+    with GoldsetWriter(tmp_path / "three.jsonl") as writer:
+        counts = parallel.mine_in_processes(tmp_path / "p", head, FilterConfig(), "p", "p", 3, writer, Reporter(None), 2)
+        writer.publish(load_goldset(one.output).metadata)
+    cases = [(tmp_path / name).read_text().splitlines()[1:] for name in ("one.jsonl", "three.jsonl")]
+    assert cases[0] == cases[1] and len(cases[0]) == 150
+    assert (counts.walked, counts.kept, dict(counts.dropped)) == (
+        152, 150, {"duplicate (same query and files)": 1, "root commit": 1}
+    )  # fmt: skip

@@ -1,12 +1,11 @@
 """Mine one history with several processes, for the same output as one process would write.
 
-Every worker opens its own repository (PITFALLS 24) and examines one contiguous range of the walk
-(``shares.py`` says how the ranges are chosen): worker 0 walks from the newest commit, worker 1 walks the
-whole history once to count it and list the ids of its commits, and every worker but 0 reads its range's
-commits by id from that list. Workers write
-their cases, tagged with their position in the walk, to scratch files beside the output; this process
-merges them back in walk order and drops duplicates there, so the result does not depend on the number of
-workers.
+Every worker opens its own repository (PITFALLS 24) and examines contiguous ranges of the walk
+(``shares.py`` says how they are chosen and rebalanced): worker 0 walks from the newest commit, worker 1
+walks the whole history once to count it and list the ids of its commits, and every other range is read
+by id from that list. Workers write the cases of each range, tagged with their position in the walk, to
+a scratch file of its own beside the output; this process merges them back in walk order and drops
+duplicates there, so the result does not depend on the number of workers or on how the ranges fell.
 """
 
 from __future__ import annotations
@@ -51,6 +50,7 @@ class _Job:
     index: int
     workers: int
     scratch: Path
+    """The folder of the workers' scratch files."""
     lease: int
     lead: int | None
     lines: bool
@@ -73,17 +73,14 @@ def mine_in_processes(
 ) -> Counts:
     """Mine with ``workers`` processes, adding the cases to ``writer`` in walk order; return the counts.
 
-    Each worker examines one contiguous range of the walk; ``chunk`` is the lease worker 0 renews until the
-    ranges are planned, and ``lead`` (tests) makes worker 0 wait for the plan at that position. With
+    Each worker examines contiguous ranges of the walk; ``chunk`` is the lease each claims at a time (what
+    another may not take from it), and ``lead`` (tests) makes worker 0 wait for the plan at that position. With
     ``lines``, workers record each case's changed lines, functions and modules.
     """
     context = _context()
     scratch = Path(tempfile.mkdtemp(dir=writer.output.parent, prefix=f".{writer.output.name}.workers-"))
     jobs = [
-        _Job(
-            repo_path, head, config, case_repo, name, index, workers, scratch / f"{index}.tsv", chunk, lead, lines,
-            scratch / "walk.ids",
-        )
+        _Job(repo_path, head, config, case_repo, name, index, workers, scratch, chunk, lead, lines, scratch / "walk.ids")
         for index in range(workers)
     ]
     plan = new_plan(context, workers)
@@ -97,7 +94,7 @@ def mine_in_processes(
         for process in processes:
             process.start()
         counts = _collect(processes, progress, results, reporter)
-        _merge([job.scratch for job in jobs], writer, counts)
+        _merge(sorted(scratch.glob("*.tsv")), writer, counts)
         return counts
     finally:
         for process in processes:
@@ -180,6 +177,7 @@ def _work(job: _Job, plan: Plan, progress: Any, results: Any) -> None:
 
 
 def _examine_share(job: _Job, plan: Plan, progress: Any) -> Counts:
+    """Examine this worker's range, then ranges taken from the others until none is worth taking."""
     repo = open_repository(job.repo_path)
     miner = Miner(repo, job.config, None, job.case_repo, job.name, job.lines)
     head = repo[pygit2.Oid(hex=job.head)].peel(pygit2.Commit)
@@ -188,10 +186,29 @@ def _examine_share(job: _Job, plan: Plan, progress: Any) -> Counts:
         publish_plan(plan, _list_commits(miner, head, job.ids), job.workers)
         outside = miner.counts.outside_window  # this walk went to the end, as one process's would
     share = Share(plan, job.index, job.lease, job.lead)
+    commits = miner.commits(head) if job.index == 0 else _listed_commits(repo, job.ids, share.start)
+    ranges = 0
+    while True:
+        _examine_range(miner, share, commits, job.scratch / f"{job.index}.{ranges}.tsv", (progress, job.index))
+        if not share.steal():
+            break
+        ranges += 1
+        commits = _listed_commits(repo, job.ids, share.start)
+    miner.counts.outside_window = outside  # counted once, by the walk that went to the end
+    return miner.counts
+
+
+def _examine_range(
+    miner: Miner, share: Share, commits: Iterator[tuple[int, pygit2.Commit]], path: Path, progress: tuple[Any, int]
+) -> None:
+    """Examine the commits of ``share``'s current range, writing its cases to ``path`` in walk order.
+
+    Duplicates are dropped within the range only (``seen``); the merge drops those across ranges in walk
+    order, so the newest of a repeated case is kept whichever range examined it first.
+    """
     seen: set[int] = set()
     next_report = time.perf_counter() + INTERVAL_S / 2
-    commits = miner.commits(head) if job.index == 0 else _listed_commits(repo, job.ids, share.start)
-    with job.scratch.open("w", encoding="utf-8", newline="\n") as out:
+    with path.open("w", encoding="utf-8", newline="\n") as out:
         for position, commit in commits:
             if position < share.start:
                 continue
@@ -202,9 +219,7 @@ def _examine_share(job: _Job, plan: Plan, progress: Any) -> Counts:
                 out.write(f"{position}\t{case.key}\t{case.line}\n")
             if miner.counts.walked % 64 == 0 and time.perf_counter() >= next_report:
                 next_report = time.perf_counter() + INTERVAL_S / 2
-                progress.put((job.index, miner.counts.walked, miner.counts.kept))
-    miner.counts.outside_window = outside  # counted once, by the walk that went to the end
-    return miner.counts
+                progress[0].put((progress[1], miner.counts.walked, miner.counts.kept))
 
 
 def _list_commits(miner: Miner, head: pygit2.Commit, path: Path) -> int:

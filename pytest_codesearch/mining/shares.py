@@ -1,4 +1,4 @@
-"""Which commits of the walk each mining process examines: one contiguous range each.
+"""Which commits of the walk each mining process examines: contiguous ranges, rebalanced by stealing.
 
 Consecutive commits share trees, and a pack stores most objects as deltas against their neighbours in
 history, so a process that examines a contiguous range reads and inflates each object once. Interleaved
@@ -6,9 +6,14 @@ blocks made every block start cold: on the benchmark history, blocks of 64 commi
 slower than one range per process. The number of commits to examine is only known once the whole walk has
 been made, so process 0 starts at the newest commit at once, claiming a short lease at a time, while
 process 1 counts, writing the id of every commit to examine to a file; process 1 then splits what process 0
-has not claimed yet (``split_points``) and publishes the plan, which every process follows. The other
-processes read their range's ids from that file instead of walking the history again (issue 12: on git's
-history a walk costs 2.2 s of CPU, looking its commits up by id 0.9 s).
+has not claimed yet (``split_points``) and publishes the plan. The other processes read their range's ids
+from that file instead of walking the history again (issue 12: on git's history a walk costs 2.2 s of CPU,
+looking its commits up by id 0.9 s).
+
+Equal ranges do not take equal times: on git's history the newest half of the commits cost a third more
+than the oldest half (larger trees and files), so one process idled for a quarter of the run. Every
+process therefore claims its range a lease at a time, and a process whose range is done takes the second
+half of what another has not claimed yet (``Share.steal``), as long as that is worth a cold start.
 """
 
 from __future__ import annotations
@@ -19,33 +24,38 @@ from typing import Any
 
 WALK_COST = 0.0
 """What a process other than 0 pays before its range, per commit of the walk, as a fraction of examining one:
-nothing since they read their commits by id (``parallel.CommitIds``)."""
+nothing since they read their commits by id (``parallel._listed_commits``)."""
 LEASE = 32
-"""Positions process 0 claims at a time until the plan is made."""
+"""Positions a process claims at a time: what another process may not take from it."""
+SMALLEST_STEAL = 32
+"""Fewest positions worth taking from another process: a new range starts with cold caches."""
 
 
 @dataclass(frozen=True)
 class Plan:
-    """What the processes share: a lock, process 0's claim, where each range starts, and a "planned" event."""
+    """What the processes share: a lock, each one's claim and range end, and a "planned" event."""
 
     lock: Any
     claimed: Any
-    """Positions process 0 may examine before the plan (a shared integer)."""
-    bounds: Any
-    """Shared integers: ``bounds[k]`` is where process ``k`` starts, ``bounds[-1]`` the end; ``bounds[1] < 0``
-    until the plan is made."""
+    """Shared integers: ``claimed[k]`` is where process ``k``'s lease ends (positions it may examine)."""
+    ends: Any
+    """Shared integers: ``ends[k]`` is where process ``k``'s current range ends; ``ends[0] < 0`` until the
+    plan is made (process 0's first range is open-ended until then)."""
+    starts: Any
+    """Shared integers: ``starts[k]`` is where process ``k`` (``k > 0``) starts, set by the plan."""
     ready: Any
 
 
 def new_plan(context: BaseContext, workers: int) -> Plan:
     """Return the shared state of a run of ``workers`` processes, not yet planned."""
-    bounds = context.Array("q", [0] + [-1] * workers, lock=False)
-    claimed = context.Value("q", 0, lock=False)
-    return Plan(context.Lock(), claimed, bounds, context.Event())
+    claimed = context.Array("q", [0] * workers, lock=False)
+    ends = context.Array("q", [-1] * workers, lock=False)
+    starts = context.Array("q", [0] * workers, lock=False)
+    return Plan(context.Lock(), claimed, ends, starts, context.Event())
 
 
 def split_points(claimed: int, total: int, workers: int, walk_cost: float = WALK_COST) -> list[int]:
-    """Return ``[0, s1, ..., total]``: where each process's range starts, then the end, for equal finishing times.
+    """Return ``[0, s1, ..., total]``: where each process's range starts, then the end, for equal shares.
 
     Process 0 has ``claimed`` positions already and goes on from there: it gets ``c`` more. Every other
     process starts when the plan is made; ``walk_cost * total`` commits examined is what each must pay
@@ -64,7 +74,7 @@ def split_points(claimed: int, total: int, workers: int, walk_cost: float = WALK
 
 
 class Share:
-    """The positions one process examines: a fixed range, or for process 0 a lease renewed until the plan.
+    """The positions one process examines: its current range, claimed a lease at a time.
 
     ``lead`` (tests) makes process 0 wait for the plan once it reaches that position, so that the split
     does not depend on timing.
@@ -72,37 +82,59 @@ class Share:
 
     def __init__(self, plan: Plan, index: int, lease: int = LEASE, lead: int | None = None) -> None:
         self._plan = plan
+        self._index = index
         self._lease = lease
         self._lead = lead
         self.start = 0
-        """Positions before this one belong to other processes."""
-        self._end = 0
-        self._final = False
+        """Where the current range starts: positions before it belong to other ranges."""
+        self._claimed = 0
         if index > 0:
             plan.ready.wait()
-            self.start, self._end, self._final = plan.bounds[index], plan.bounds[index + 1], True
+            self.start = self._claimed = plan.starts[index]
 
     def covers(self, position: int) -> bool:
-        """Return whether ``position`` (at least ``start``) is this process's to examine; False ends its walk."""
-        if position < self._end:
+        """Return whether ``position`` (at least ``start``) is in this process's range; False ends the range."""
+        if position < self._claimed:
             return True
-        if self._final:
-            return False
         if self._lead is not None and position >= self._lead:
             self._plan.ready.wait()
-        with self._plan.lock:
-            if self._plan.bounds[1] >= 0:
-                self._end, self._final = self._plan.bounds[1], True
-            else:
-                self._end = position + self._lease
-                self._plan.claimed.value = self._end
-        return position < self._end
+        plan = self._plan
+        with plan.lock:
+            end = plan.ends[self._index]
+            if 0 <= end <= position:
+                return False
+            self._claimed = position + self._lease if end < 0 else min(position + self._lease, end)
+            plan.claimed[self._index] = self._claimed
+        return True
+
+    def steal(self) -> bool:
+        """Take the second half of the most another process has left unclaimed; False when none is worth it.
+
+        Call it once the current range is done; on True, ``start`` is where the new range starts.
+        """
+        plan = self._plan
+        with plan.lock:
+            plan.ends[self._index] = plan.claimed[self._index] = self._claimed  # nothing left here to take
+            victim, left = -1, 2 * SMALLEST_STEAL - 1
+            for index in range(len(plan.ends)):
+                unclaimed = plan.ends[index] - plan.claimed[index]
+                if index != self._index and plan.ends[index] >= 0 and unclaimed > left:
+                    victim, left = index, unclaimed
+            if victim < 0:
+                return False
+            end = plan.ends[victim]
+            self.start = self._claimed = end - left // 2
+            plan.ends[victim] = self.start
+            plan.ends[self._index], plan.claimed[self._index] = end, self.start
+        return True
 
 
 def publish_plan(plan: Plan, total: int, workers: int) -> None:
     """Split the ``total`` positions of the walk among ``workers`` processes and let them start."""
     with plan.lock:
-        points = split_points(plan.claimed.value, total, workers)
-        for index in range(1, workers + 1):
-            plan.bounds[index] = points[index]
+        points = split_points(plan.claimed[0], total, workers)
+        plan.ends[0] = points[1]
+        for index in range(1, workers):
+            plan.starts[index] = plan.claimed[index] = points[index]
+            plan.ends[index] = points[index + 1]
     plan.ready.set()
