@@ -115,7 +115,7 @@ def test_outlines_follow_each_path() -> None:
         b"older": b"class A:\n    def a(self):\n        return 0\n\n    def c(self):\n        return 2\n",
         b"bad": b"class A:\n    def a(self)\n",
     }
-    outlines = Outlines(blobs.__getitem__, affix_hunks)
+    outlines = Outlines(blobs.__getitem__, lambda source, base: affix_hunks(blobs[source], blobs[base]))
     for old, new in [(b"new", None), (b"old", b"new"), (b"older", b"elsewhere"), (b"bad", b"older")]:
         hunks = diff_hunks(blobs[old], blobs[new] if new in blobs else b"")
         assert _definitions(outlines.outline("m.py", old, new, hunks)) == definition_spans(blobs[old])

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pygit2
 import pytest
+from gitrepo import init_repo
 
 from pytest_codesearch.goldset.patch import parse_patch
-from pytest_codesearch.mining.spans import old_side_spans
+from pytest_codesearch.mining.spans import BlobDiffer, diff_hunks, old_side_spans
 
 _FLAGS = pygit2.enums.DiffOption.INDENT_HEURISTIC
 _LINES = [b"a\n", b"b\n", b"}\n", b"\n", b"x\n", b"c", b"\t\tif (y)\n", b"\t\ty\n"]
@@ -61,3 +63,29 @@ def test_spans_equal_those_of_the_patch_text(seed: int) -> None:
 )
 def test_spans_of_small_changes(old: bytes, new: bytes, spans: tuple[tuple[int, int], ...]) -> None:
     assert old_side_spans(old, new) == spans == _reference(old, new)
+
+
+def test_diffing_stored_blobs_gives_the_hunks_of_their_contents(tmp_path: Path) -> None:
+    """The miner hands libgit2 stored blobs (no re-hashing); the hunks are those of the contents diffed."""
+    repo = init_repo(tmp_path / "r", bare=True)
+    rng = random.Random(7)
+    contents: dict[bytes, bytes] = {}
+    pairs: list[tuple[bytes, bytes | None]] = []
+    for _ in range(600):
+        old = b"".join(rng.choice(_LINES) + b"\n" for _ in range(rng.randint(0, 30)))
+        new = b"".join(line + b"\n" for line in _edited(rng, old.splitlines()))
+        if rng.random() < 0.05:
+            new = new.replace(b"x", b"\0")  # binary on one side
+        ids = [repo.create_blob(data).raw for data in (old, new)]
+        contents.update(zip(ids, (old, new)))
+        pairs.append((ids[0], None if rng.random() < 0.05 else ids[1]))  # a deleted file now and then
+    differ = BlobDiffer(repo, contents.__getitem__)
+    for old_id, new_id in pairs:
+        expected = diff_hunks(contents[old_id], b"" if new_id is None else contents[new_id])
+        assert differ(old_id, new_id) == expected, (contents[old_id], new_id and contents[new_id])
+    tree = repo.write(pygit2.enums.ObjectType.TREE, b"").raw  # an id that names no blob, given content
+    contents[tree] = b"x\nb\ny\n"  # shares a line with the other side: libgit2 must diff
+    blob = repo.create_blob(b"a\nb\nc\n").raw
+    contents[blob] = b"a\nb\nc\n"
+    with pytest.raises(KeyError, match="is not a blob"):
+        differ(blob, tree)

@@ -22,7 +22,7 @@ from pytest_codesearch.mining.filters import FilterConfig
 from pytest_codesearch.mining.files import CommitFiles, FileSorter
 from pytest_codesearch.mining.objects import ObjectReader
 from pytest_codesearch.mining.outline import Outlines
-from pytest_codesearch.mining.spans import ChangedCode, changed_code, diff_hunks
+from pytest_codesearch.mining.spans import BlobDiffer, ChangedCode, changed_code
 from pytest_codesearch.mining.query import decode_message, leaked_path, query_from_parts, split_message, word_count
 from pytest_codesearch.mining.treediff import TreeDiffer
 from pytest_codesearch.mining.walk import MiningError, shallow_boundary, walk
@@ -149,7 +149,8 @@ class Miner:
         self._authors: dict[tuple[bytes, bytes], tuple[str, str, bool]] = {}
         objects = ObjectReader(repo)
         self.files = FileSorter(repo, config, TreeDiffer(repo, objects), self.counts.excluded_files, objects)
-        self.outlines = Outlines(self.files.blobs.read, diff_hunks)
+        self.diff = BlobDiffer(repo, self.files.blobs.read)
+        self.outlines = Outlines(self.files.blobs.read, self.diff)
 
     def commits(self, head: pygit2.Commit) -> Iterator[tuple[int, pygit2.Commit]]:
         """Yield (position, commit) for the commits to examine: in the since/until window, at most max_commits."""
@@ -261,7 +262,7 @@ class Miner:
         try:
             if self.files.formatting_only(files):
                 return "whitespace-only"
-            code = changed_code(files.scored, self.files.blobs.read, self.outlines) if self.lines else None
+            code = changed_code(files.scored, self.files.blobs.read, self.outlines, self.diff) if self.lines else None
         except (KeyError, ValueError, pygit2.GitError):
             return "missing objects"
         line = _ENCODER.encode(self.case_json(mined, query, source, leaky, code))

@@ -337,7 +337,7 @@ def _count_lines(data: bytes) -> int:
 class Outlines:
     """Keeps the last outline found for each path, within a budget of definitions, to derive the next one.
 
-    ``read`` returns a blob's content by id; ``diff`` the hunks from one content to another.
+    ``read`` returns a blob's content by id; ``diff`` the hunks from one blob to another, by id.
     """
 
     def __init__(
@@ -353,7 +353,7 @@ class Outlines:
         """Return the outline of blob ``source_id`` (the file at ``path``), ``hunks`` away from its child ``new_id``.
 
         Derived from the outline kept for ``path`` when there is one (through ``hunks`` when that is the
-        child's, else through ``diff(source, kept version)``), else parsed whole; kept for the next call.
+        child's, else through ``diff(source_id, kept version's id)``), else parsed whole; kept for the next call.
         """
         source = self._read(source_id)
         kept = self._by_path.pop(path, None)
@@ -362,7 +362,7 @@ class Outlines:
             found = parse_outline(source)
         else:
             base = self._read(kept[0])
-            found = derive_outline(source, base, kept[1], hunks if kept[0] == new_id else self._diff(source, base))
+            found = derive_outline(source, base, kept[1], hunks if kept[0] == new_id else self._diff(source_id, kept[0]))
         if found is not None and sliceable(source):
             self._keep(path, source_id, found)
         return found
