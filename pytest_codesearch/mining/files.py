@@ -182,7 +182,7 @@ class FileSorter:
         same = {change.new_id for change in moved}
         for change in changes:
             if change.new_id is None and change.old_id in same:
-                renamed[change.path] = change.new_id or change.old_id or b""  # moved as it was: the same blob
+                renamed[change.path] = change.old_id or b""  # moved as it was: the same blob
         exact = {change.path.decode("utf-8", "replace") for change in moved}
         remaining = [path for path in added if path not in exact]
         if not remaining or not deleted - same:

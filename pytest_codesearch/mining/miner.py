@@ -262,7 +262,7 @@ class Miner:
         try:
             if self.files.formatting_only(files):
                 return "whitespace-only"
-            code = changed_code(files.scored, self.files.blobs.read, self.outlines, self.diff) if self.lines else None
+            code = changed_code(files.scored, self.files.blobs.read, self.diff, self.outlines) if self.lines else None
         except (KeyError, ValueError, pygit2.GitError):
             return "missing objects"
         line = _ENCODER.encode(self.case_json(mined, query, source, leaky, code))

@@ -2,8 +2,9 @@
 
 Each ground-truth file is diffed as ``git diff`` would (libgit2's xdiff, Myers with git's default indent
 heuristic): the lines a change removes or modifies count, and a pure insertion marks the old lines on
-either side of it, as ``goldset/patch.py`` reads a unified diff. Python files are then parsed at the
-parent (``goldset/entities.py``) for the functions and top-level definitions holding those lines. Only
+either side of it, as ``goldset/patch.py`` reads a unified diff. The definitions of each Python file at
+the parent (``outline.py``, mostly derived from the version seen before) give the functions and top-level
+definitions holding those lines (``goldset/entities.py``). Only
 kept commits pay for this; the blobs come through the miner's ``BlobReader``, which usually holds them.
 """
 
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 
 import pygit2
 
-from pytest_codesearch.goldset.entities import changed_entities, entities_in_spans
+from pytest_codesearch.goldset.entities import entities_in_spans
 from pytest_codesearch.goldset.patch import Span, spans
 from pytest_codesearch.goldset.truth import PYTHON_SUFFIXES
 from pytest_codesearch.mining.affixes import common_prefix, common_suffix
@@ -44,21 +45,15 @@ class ChangedCode:
 def changed_code(
     files: Sequence[ScoredFile],
     read: Callable[[bytes], bytes],
-    outlines: Outlines | None = None,
-    diff: Callable[[bytes, bytes | None], list[Hunk]] | None = None,
+    diff: Callable[[bytes, bytes | None], list[Hunk]],
+    outlines: Outlines,
 ) -> ChangedCode:
     """Return the lines, functions and modules that ``files`` change; ``read`` returns a blob's content.
 
-    ``outlines``, kept from one call to the next, derives the definitions of each Python file from those
-    of the version seen before (``outline.py``) instead of parsing it whole: the same answer, cheaper.
-    ``diff`` returns the hunks between two blobs given by id (``BlobDiffer``); by default their contents
-    are diffed (``diff_hunks``).
+    ``diff`` returns the hunks between two blobs given by id (``BlobDiffer``). ``outlines``, kept from one
+    call to the next, derives the definitions of each Python file from those of the version seen before
+    (``outline.py``) instead of parsing it whole: the same answer, cheaper.
     """
-    if diff is None:
-
-        def diff(old_id: bytes, new_id: bytes | None) -> list[Hunk]:
-            return diff_hunks(read(old_id), b"" if new_id is None else read(new_id))
-
     lines: dict[str, tuple[Span, ...]] = {}
     functions: list[str] = []
     modules: list[str] = []
@@ -73,11 +68,8 @@ def changed_code(
         lines[file.path] = found
         if not file.path.endswith(PYTHON_SUFFIXES):
             continue
-        if outlines is None:
-            entities = changed_entities(file.path, old, (n for start, end in found for n in range(start, end + 1)))
-        else:
-            outline = outlines.outline(file.path, file.old_id, file.new_id, hunks)
-            entities = entities_in_spans(file.path, () if outline is None else outline.definitions, found)
+        outline = outlines.outline(file.path, file.old_id, file.new_id, hunks)
+        entities = entities_in_spans(file.path, () if outline is None else outline.definitions, found)
         functions.extend(entities.functions)
         modules.extend(entities.modules)
     return ChangedCode(lines, tuple(functions), tuple(modules))
