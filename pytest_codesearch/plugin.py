@@ -118,6 +118,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
     config.add_cleanup(use_token_store(settings.cache_dir, settings.cache_size))  # shared by runs and workers
     config.add_cleanup(use_index_store(settings.cache_dir, settings.cache_size))
+    config.add_cleanup(state.snapshots.close)  # releases the directories it holds from pruning
     if workerinput is None:
         config.pluginmanager.register(RunCollector(config, state), "codesearch-collector")
         if config.pluginmanager.hasplugin("xdist"):
