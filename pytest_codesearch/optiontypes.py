@@ -142,7 +142,7 @@ class Choice:
         return text
 
 
-_UNITS = {"": 1, "b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 
 
 @dataclass(frozen=True)
@@ -157,11 +157,10 @@ class ByteSize:
         text = Text().parse(value, origin).lower().replace(" ", "")
         if text == "unlimited":
             return None
-        match = re.fullmatch(r"(\d+(?:\.\d+)?)([kmgt]?)(?:i?b)?|(\d+)b?", text)
+        match = re.fullmatch(r"(\d+(?:\.\d+)?)(?:([kmgt])i?)?b?", text)
         if match is None:
             raise origin.error(f"expected a size such as 500MB or 2GB (or unlimited), got {value!r}")
-        number, unit = (match[1], match[2]) if match[1] else (match[3], "")
-        size = int(float(number) * _UNITS[unit])
+        size = int(float(match[1]) * _UNITS[match[2] or ""])
         if size < 1 << 20:
             raise origin.error(f"must be at least 1MB, got {value!r}")
         return size

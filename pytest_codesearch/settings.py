@@ -15,6 +15,7 @@ from typing import Any, cast
 from pytest_codesearch.options import (
     DEFAULT_ALPHA,
     DEFAULT_BOOTSTRAP,
+    DEFAULT_CACHE_BYTES,
     DEFAULT_CACHE_DIR,
     DEFAULT_INDEX_TIMEOUT,
     DEFAULT_KS,
@@ -43,7 +44,7 @@ class Settings:
     ks: tuple[int, ...]
     report_dir: Path
     cache_dir: Path
-    cache_size: int | None = 2 << 30
+    cache_size: int | None = DEFAULT_CACHE_BYTES
     """Bytes the snapshot cache may hold (None: unbounded); see ``repo/prune.py``."""
     f_beta: float | None = None
     bootstrap: int = DEFAULT_BOOTSTRAP

@@ -98,13 +98,13 @@ def test_directories_are_pruned_once_they_take_more_than_the_blobs(tmp_path: Pat
 @pytest.mark.parametrize(
     ("text", "expected"),
     [("2GB", 2 << 30), ("500MB", 500 << 20), ("1.5g", 3 << 29), ("64MiB", 64 << 20), ("unlimited", None),
-     ("2097152", 2 << 20)],
+     ("2097152", 2 << 20), ("2097152b", 2 << 20)],
 )  # fmt: skip
 def test_cache_size_values(text: str, expected: int | None) -> None:
     assert ByteSize().parse(text, Origin("--codesearch-cache-size", Path("."))) == expected
 
 
-@pytest.mark.parametrize("text", ["2 parsecs", "1KB", "-5MB", ""])
+@pytest.mark.parametrize("text", ["2 parsecs", "1KB", "-5MB", "", "2097152ib", "2mbb"])
 def test_bad_cache_sizes_name_the_option(text: str) -> None:
     with pytest.raises(SettingsError, match="^--codesearch-cache-size: "):
         ByteSize().parse(text, Origin("--codesearch-cache-size", Path(".")))
@@ -163,3 +163,19 @@ def test_a_bounded_run_under_xdist_prunes_and_answers_as_an_unbounded_one(pytest
             assert len(kept) < 16
     assert answers["1MB"] == answers["unlimited"]
     assert answers["1MB"]["c4"] == ["src/m1.py", "src/m4.py"]
+
+
+def test_a_run_releases_the_directories_it_held(pytester: pytest.Pytester) -> None:
+    """Once a run in this process ends, nothing it searched is held: a later prune may remove it all."""
+    repo = init_repo(pytester.path / "repo")
+    cases = [
+        {"id": f"c{n}", "query": "marker", "ground_truth_files": ["m.py"], "base_commit": commit(repo, {"m.py": f"marker {n}\n"}, f"c{n}")}
+        for n in range(3)
+    ]  # fmt: skip
+    pytester.makeconftest(DISK_AGENT)
+    lines = [json.dumps({"metadata": {"repo": "repo"}})] + [json.dumps(c) for c in cases]
+    (pytester.path / "cases.jsonl").write_text("\n".join(lines) + "\n")
+    pytester.runpytest("--codesearch-agent=grep", "--codesearch-runs=1", "cases.jsonl").assert_outcomes(passed=3)
+    cache = pytester.path / ".codesearch" / "snapshots"
+    assert len([p for p in cache.iterdir() if len(p.name) == 40 and p.is_dir()]) == 3
+    assert prune(cache, 1).directories == 3
