@@ -37,13 +37,17 @@ from pytest_codesearch.repo.materialize import materialize_tree
 MIB = 1 << 20
 
 
-def disk_use(root: Path, skip_manifests: bool = True) -> tuple[int, int]:
-    """Return (bytes allocated, inodes) under ``root``, counting each hard-linked inode once."""
+def disk_use(root: Path) -> tuple[int, int]:
+    """Return (bytes allocated, inodes) under ``root``, counting each hard-linked inode once.
+
+    The store's manifests (``<root>/<tree id>.json``) are left out; a repository's own JSON files count.
+    """
     seen: set[tuple[int, int]] = set()
     total = 0
     for directory, names, files in os.walk(root):
-        for name in [*names, *files, "."] if directory == str(root) else [*names, *files]:
-            if skip_manifests and name.endswith(".json"):
+        top = directory == str(root)
+        for name in [*names, *files, "."] if top else [*names, *files]:
+            if top and name.endswith(".json"):
                 continue
             status = os.lstat(os.path.join(directory, name))
             if (status.st_dev, status.st_ino) not in seen:
