@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import gc
 import hashlib
 import math
 import os
@@ -17,6 +16,7 @@ import pytest
 
 import pytest_codesearch
 from pytest_codesearch.evaluate import CaseError, CaseSpec, EvalSettings, evaluate_case
+from pytest_codesearch.gcpause import paused_gc
 from pytest_codesearch.goldset import formats
 from pytest_codesearch.goldset.io import format_error
 from pytest_codesearch.keys import POOL_FIXTURE
@@ -47,13 +47,8 @@ class GoldsetFile(pytest.File):
         of the session (``pytest_collection_finish`` freezes them), and a 10,000-case file made it walk
         the growing heap five times.
         """
-        paused = gc.isenabled()
-        gc.disable()
-        try:
+        with paused_gc():
             return list(self._items())
-        finally:
-            if paused:
-                gc.enable()
 
     def _items(self) -> Iterator[pytest.Item]:
         state = self.config.stash[STATE]
@@ -188,16 +183,11 @@ def read_options(settings: Settings) -> formats.ReadOptions:
     )
 
 
-def repo_keywords(spec: CaseSpec) -> set[str]:
-    """Return the names ``-k`` selects a case's repository by: ``repo`` as the gold set writes it
-    (``owner/name``, a relative path) and the name of the directory searched."""
-    return set(_repo_keywords(spec.repo, spec.case.repo))
-
-
 @functools.lru_cache(maxsize=4096)
 def _repo_keywords(repo: Path | None, written: str | None) -> frozenset[str]:
-    """Return ``repo_keywords`` of a case searching ``repo`` whose gold set writes ``written`` (cached:
-    the cases of a gold set mostly share both)."""
+    """Return the names ``-k`` selects a case's repository by: ``repo`` as the gold set writes it
+    (``owner/name``, a relative path) and the name of the directory searched ``repo`` (cached: the cases
+    of a gold set mostly share both)."""
     names = {Path(repo).name.removesuffix(".git")} if repo is not None else set()
     if written and not Path(written).is_absolute():
         names.add(written)

@@ -15,14 +15,13 @@ extend when they follow its last line, indented deeper than its ``def``, with on
 from __future__ import annotations
 
 import ast
-import gc
 import warnings
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ..gcpause import paused_gc
 from .patch import Insertion
 
 _Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
@@ -140,23 +139,6 @@ def parse_module(source: str | bytes) -> ast.Module | None:
             return ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):  # null bytes; nesting too deep to parse
         return None
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a syntax tree is built and read.
-
-    A tree holds no reference cycles, so nothing is missed; but building one allocates enough objects to
-    start full collections over the whole heap again and again (issue 12: parsing a 730 kB generated sympy
-    file took 2.4 s with the collector on, 0.4 s with it paused).
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _definitions(body: list[ast.stmt], prefix: str, in_function: bool) -> Iterator[Definition]:

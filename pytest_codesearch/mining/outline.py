@@ -35,8 +35,8 @@ from pytest_codesearch.goldset.entities import (
     member_definitions,
     module_definitions,
     parse_module,
-    paused_gc,
 )
+from pytest_codesearch.gcpause import paused_gc
 from pytest_codesearch.mining.affixes import common_prefix, common_suffix
 
 Hunk = tuple[int, int, int, int]

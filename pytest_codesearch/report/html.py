@@ -10,10 +10,8 @@ its own: it lays out what ``RunReport`` holds and what ``recommend`` reads from 
 
 from __future__ import annotations
 
-import gc
 from collections import Counter
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -24,6 +22,7 @@ from markupsafe import Markup
 
 from pytest_codesearch.report import charts, headline_metrics
 from pytest_codesearch.atomic import write_atomic
+from pytest_codesearch.gcpause import paused_gc
 from pytest_codesearch.report.breakdown import DIMENSIONS
 from pytest_codesearch.report.cost import COST_HEADER, cost_rows
 from pytest_codesearch.report.html_cases import SHOWN_PATHS, case_json
@@ -65,20 +64,8 @@ def render_html(report: RunReport, headline: Sequence[str] | None = None) -> str
     The cyclic garbage collector is paused meanwhile: the page data is acyclic, and at 100,000
     records its passes over the report's objects took a third of the time.
     """
-    with _collector_paused():
+    with paused_gc():
         return _render(report, headline)
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector, then restore its previous state."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _render(report: RunReport, headline: Sequence[str] | None) -> str:
