@@ -11,7 +11,7 @@ import pytest
 from rank_bm25 import BM25Okapi  # type: ignore[import-untyped]
 
 from pytest_codesearch.agents.bm25 import BM25Agent
-from pytest_codesearch.agents.sourcefiles import any_source, is_source_path
+from pytest_codesearch.agents.sourcefiles import is_source_path
 from pytest_codesearch.agents.tokencache import TokenCache
 from pytest_codesearch.agents.tokenize import path_tokens, tokenize
 
@@ -51,11 +51,6 @@ FILES = {
 )
 def test_is_source_path(path: str, tests: bool, expected: bool) -> None:
     assert is_source_path(path, tests=tests) is expected
-
-
-def test_any_source_counts_tests() -> None:
-    assert any_source(["README.md", "tests/test_x.py"]) is True
-    assert any_source(["README.md", "docs/x.rst"]) is False
 
 
 @pytest.fixture

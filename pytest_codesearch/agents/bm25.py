@@ -52,7 +52,7 @@ from pytest_codesearch.agents.corpus import IndexCache, SnapshotIndexer, build_t
 from pytest_codesearch.agents.indexstore import stored_index
 from pytest_codesearch.agents.postings import TokenCorpus
 from pytest_codesearch.agents.tokencache import TokenCache, shared_token_cache
-from pytest_codesearch.agents.sourcefiles import any_source, is_source_path
+from pytest_codesearch.agents.sourcefiles import is_source_path
 from pytest_codesearch.agents.testpaths import is_test_path
 from pytest_codesearch.agents.tokenize import path_tokens, tokenize
 
@@ -149,30 +149,25 @@ FILE_SETS = ("source", "all")
 """What ``BM25Agent`` ranks, by the name its ``files`` parameter takes."""
 
 
-def ranked_documents(corpus: TokenCorpus, files: str, exclude_tests: bool) -> npt.NDArray[np.bool_]:
-    """Return which live documents of ``corpus`` an answer may hold.
+def ranked_documents(corpus: TokenCorpus, exclude_tests: bool) -> npt.NDArray[np.bool_]:
+    """Return which live documents of ``corpus`` an answer may hold: all of them, tests left out when
+    ``exclude_tests``.
 
-    ``files="source"``: source files (:func:`~pytest_codesearch.agents.sourcefiles.is_source_path`),
-    tests among them unless ``exclude_tests``; a snapshot without any source file falls back to
-    ``"all"``: every text file, tests left out when ``exclude_tests``.
+    Which files are documents at all (``files="source"`` or ``"all"``) is settled when the corpus is
+    built (``SnapshotIndexer``'s ``keep``, with its fall-back to every text file).
     """
     ranked = np.zeros(len(corpus.paths), dtype=np.bool_)
     ranked[corpus.base_size :] = True
     ranked[: corpus.base_size] = True if corpus.live is None else corpus.live
-    live = np.flatnonzero(ranked)
-    if files == "source" and any_source(corpus.paths[i] for i in live):
-        chosen = [is_source_path(corpus.paths[i], tests=not exclude_tests) for i in live]
-    else:
-        chosen = [not (exclude_tests and is_test_path(corpus.paths[i])) for i in live]
-    ranked[live] = np.array(chosen, dtype=np.bool_)
+    if exclude_tests:
+        live = np.flatnonzero(ranked)
+        ranked[live] = np.array([not is_test_path(corpus.paths[i]) for i in live], dtype=np.bool_)
     return ranked
 
 
-def build_field_index(
-    corpus: TokenCorpus, k1: float = 1.2, b: float = 0.75, files: str = "source", exclude_tests: bool = True
-) -> FieldIndex:
+def build_field_index(corpus: TokenCorpus, k1: float = 1.2, b: float = 0.75, exclude_tests: bool = True) -> FieldIndex:
     """Return the content and path indexes of ``corpus``'s ranked documents (see :class:`FieldIndex`)."""
-    ranked = ranked_documents(corpus, files, exclude_tests)
+    ranked = ranked_documents(corpus, exclude_tests)
     path_docs = np.flatnonzero(ranked).astype(np.int64)
     paths = build_token_corpus((corpus.paths[i], Counter(path_tokens(corpus.paths[i]))) for i in path_docs)
     return FieldIndex(build_bm25_index(corpus, k1, b, keep=ranked), build_bm25_index(paths, k1, b), path_docs, ranked)
@@ -296,7 +291,7 @@ class BM25Agent:
             self._indexer.tree_id(directory),
             sys.modules[__name__],
             (self.files, self.exclude_tests, self.max_bytes),
-            lambda: build_field_index(self._indexer.index(directory), self.k1, self.b, self.files, self.exclude_tests),
+            lambda: build_field_index(self._indexer.index(directory), self.k1, self.b, self.exclude_tests),
             field_index_parts,
             lambda corpora: loaded_field_index(corpora, self.k1, self.b),
         )

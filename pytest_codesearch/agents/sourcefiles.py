@@ -14,7 +14,6 @@ counts when ``tests`` is true.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from functools import lru_cache
 
 from pytest_codesearch.agents.testpaths import is_test_path
@@ -48,8 +47,3 @@ def is_source_path(path: str, tests: bool = False) -> bool:
     if tests and is_test_path(path):
         return True
     return not _excluded().excluded(path)
-
-
-def any_source(paths: Iterable[str]) -> bool:
-    """Return whether any of ``paths`` is a source file, tests counted."""
-    return any(is_source_path(path, tests=True) for path in paths)
