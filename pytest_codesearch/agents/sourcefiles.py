@@ -7,9 +7,10 @@ issue's words (a changelog names the bug, a translation catalogue repeats every 
 beside the code they push it down: on 92 SWE-bench Lite instances, leaving them out of ``bm25``'s
 answer (and from its statistics) raised file-level Acc@5 from 64.1 to 77.2 (``docs/agents.md``).
 
-A *source path* has a programming language's extension (:data:`SOURCE_EXTENSIONS`) and matches none of
-the miner's default exclude patterns, except that a test file (:func:`~pytest_codesearch.agents.testpaths.is_test_path`)
-counts when ``tests`` is true.
+A *source path* has a programming language's extension (``SOURCE_EXTENSIONS`` in ``mining/classify.py``,
+beside the miner's wider table of text extensions) and matches none of the miner's default exclude
+patterns, except that a test file (:func:`~pytest_codesearch.agents.testpaths.is_test_path`) counts when
+``tests`` is true.
 """
 
 from __future__ import annotations
@@ -17,21 +18,8 @@ from __future__ import annotations
 from functools import lru_cache
 
 from pytest_codesearch.agents.testpaths import is_test_path
-from pytest_codesearch.mining.classify import PathFilter
+from pytest_codesearch.mining.classify import SOURCE_EXTENSIONS, PathFilter
 from pytest_codesearch.mining.filters import DEFAULT_EXCLUDE
-
-# fmt: off
-SOURCE_EXTENSIONS = frozenset(
-    {
-        "py", "pyi", "pyx", "pxd", "js", "jsx", "mjs", "cjs", "ts", "tsx", "c", "h", "cc", "cpp", "cxx",
-        "hpp", "hh", "cs", "java", "kt", "kts", "scala", "go", "rs", "rb", "php", "swift", "m", "mm",
-        "sh", "bash", "pl", "pm", "lua", "r", "jl", "ex", "exs", "erl", "hrl", "hs", "ml", "mli", "clj",
-        "dart", "vue", "svelte", "f", "f90", "zig", "nim",
-    }
-)
-# fmt: on
-"""Extensions (lowercase, without the dot) of programming-language source files. Markup, styles,
-templates, data and message catalogues (``html``, ``css``, ``json``, ``po``) are not source here."""
 
 
 @lru_cache(maxsize=1)

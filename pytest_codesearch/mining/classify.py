@@ -13,15 +13,26 @@ from dataclasses import dataclass
 from pytest_codesearch.mining.affixes import common_prefix
 
 _WHITESPACE = b" \t\n\r\f\v"
-TEXT_EXTENSIONS = frozenset(
-    "py pyi pyx pxd c h cc cpp cxx hpp hh hxx m mm java kt kts scala go rs js jsx mjs cjs ts tsx rb php cs fs "
-    "swift sh bash zsh fish pl pm lua r jl ex exs erl hrl hs ml mli clj cljs dart vue svelte sql html htm css "
-    "scss sass less el vim groovy gradle cmake proto thrift tf nim zig sv vhd f90 pas perl po pot".split()
+# fmt: off
+SOURCE_EXTENSIONS = frozenset(
+    {
+        "py", "pyi", "pyx", "pxd", "js", "jsx", "mjs", "cjs", "ts", "tsx", "c", "h", "cc", "cpp", "cxx",
+        "hpp", "hh", "cs", "java", "kt", "kts", "scala", "go", "rs", "rb", "php", "swift", "m", "mm",
+        "sh", "bash", "pl", "pm", "lua", "r", "jl", "ex", "exs", "erl", "hrl", "hs", "ml", "mli", "clj",
+        "dart", "vue", "svelte", "f", "f90", "zig", "nim",
+    }
 )
-"""Extensions of source and markup files, whose content is taken to be text without sniffing it for
-binary data (reading every blob is the miner's largest cost after the tree diff; gettext catalogs, ``po``
-and ``pot``, were 2.7 s of the 4.3 s spent sniffing git's history, issue 12). Not to be confused
-with ``agents/sourcefiles.py``'s programming-language extensions: what the content agents rank."""
+# fmt: on
+"""Extensions (lowercase, without the dot) of programming-language source files: what the content agents
+rank (``agents/sourcefiles.py``). Markup, styles, templates, data and message catalogues (``html``,
+``css``, ``json``, ``po``) are not source here."""
+TEXT_EXTENSIONS = SOURCE_EXTENSIONS | frozenset(
+    "hxx fs zsh fish cljs sql html htm css scss sass less el vim groovy gradle cmake proto thrift tf sv vhd pas "
+    "perl po pot".split()
+)
+"""Extensions of source and other text files, whose content the miner takes to be text without sniffing
+it for binary data (reading every blob is the miner's largest cost after the tree diff; gettext
+catalogs, ``po`` and ``pot``, were 2.7 s of the 4.3 s spent sniffing git's history, issue 12)."""
 _SPACES = re.compile(rb"[ \t\n\r\f\v]*")
 _WHITESPACE_STEPS = 64
 """Differences the whitespace check steps over one by one before it strips the rest of both contents."""
