@@ -60,7 +60,7 @@ def main() -> None:
     parser.add_argument("goldset", type=Path)
     parser.add_argument("--agents", default="bm25,keyword")
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--serial-cold", action="store_true", help="also run cold with -n WORKERS")
+    parser.add_argument("--parallel-cold", action="store_true", help="also run cold with -n WORKERS")
     parser.add_argument(
         "--no-bytecode", action="store_true",
         help="keep PYTHONDONTWRITEBYTECODE if set: every process (each xdist worker too) then compiles every module",
@@ -72,7 +72,7 @@ def main() -> None:
     scratch = Path(tempfile.mkdtemp(prefix="bench-runs-"))
     xdist = ["-n", str(args.workers), "--dist", "loadgroup"]
     plan = [("cold, serial", "a", []), ("warm, serial", "a", []), (f"warm, -n {args.workers}", "a", xdist)]
-    if args.serial_cold:
+    if args.parallel_cold:
         plan.append((f"cold, -n {args.workers}", "b", xdist))
     try:
         bytecode = "off" if env.get("PYTHONDONTWRITEBYTECODE") else "on"
