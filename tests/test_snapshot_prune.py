@@ -179,3 +179,19 @@ def test_a_run_releases_the_directories_it_held(pytester: pytest.Pytester) -> No
     cache = pytester.path / ".codesearch" / "snapshots"
     assert len([p for p in cache.iterdir() if len(p.name) == 40 and p.is_dir()]) == 3
     assert prune(cache, 1).directories == 3
+
+
+def test_the_pruning_log_keeps_its_newer_half_past_its_bound(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pytest_codesearch.repo import prune as prune_module
+
+    monkeypatch.setattr(prune_module, "LOG_BYTES", 1000)
+    ids = _history(tmp_path / "project", 2)
+    cache = tmp_path / "cache"
+    store = SnapshotStore(cache, materialize=False, size_limit=None)
+    for _ in range(40):  # each pass removes the one directory, each next one builds it again
+        store.directory(store.get(tmp_path / "project", ids[0]))
+        store.close()
+        assert prune(cache, 1).directories == 1
+    log = (cache / prune_module.LOG).read_text().splitlines()
+    assert 1000 // 2 < sum(len(line) + 1 for line in log) <= 1000 + len(log[-1]) + 1
+    assert pruned_since(cache, 0).directories == len(log) < 40

@@ -33,6 +33,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from pytest_codesearch.atomic import write_atomic
 from pytest_codesearch.repo.blobs import BLOB_DIR
 
 try:
@@ -43,6 +44,8 @@ except ImportError:  # pragma: no cover - Windows: no flock, no pruning
 MARKS = ".marks"
 LOCK = ".prune.lock"
 LOG = ".prune.log"
+LOG_BYTES = 64 << 10
+"""Past this size the pruning log keeps only its newer half (a run's summary reads the passes since it began)."""
 WORKTREES = "worktrees"
 """The folder of the cache that holds linked working trees (``worktree.py``)."""
 _TREE_NAME = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
@@ -181,10 +184,10 @@ def prune(cache_dir: Path, limit: int | None) -> Pruned:
         fcntl.flock(fd, fcntl.LOCK_EX)
         _clear_trash(cache_dir)
         result = _prune_locked(cache_dir, limit)
+        if result.freed or result.directories or result.blobs:
+            _log(cache_dir, result)
     finally:
         os.close(fd)
-    if result.freed or result.directories or result.blobs:
-        _log(cache_dir, result)
     return result
 
 
@@ -348,8 +351,16 @@ def _clear_trash(cache_dir: Path) -> None:
 
 
 def _log(cache_dir: Path, pruned: Pruned) -> None:
+    """Append one pruning pass to the log (under the pruning lock), first halving a log past ``LOG_BYTES``."""
+    path = cache_dir / LOG
     line = {"time": time.time(), "directories": pruned.directories, "blobs": pruned.blobs, "freed": pruned.freed}
-    with open(cache_dir / LOG, "a", encoding="utf-8") as stream:
+    try:
+        if path.stat().st_size > LOG_BYTES:
+            lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+            write_atomic(path, "".join(lines[len(lines) // 2 :]))
+    except OSError:
+        pass
+    with open(path, "a", encoding="utf-8") as stream:
         stream.write(json.dumps(line) + "\n")
 
 
