@@ -153,8 +153,7 @@ class RunCollector:
         )
         for line in self.end.lines:
             terminalreporter.write_line(line, red=line in self.end.failures)
-        settings = self.state.settings
-        note = pruning_note(settings.cache_dir / "snapshots", self.started, settings.cache_size)
+        note = pruning_note(self.state.snapshots.cache_dir, self.started, self.state.settings.cache_size)
         if note is not None:
             terminalreporter.write_line(note)
 

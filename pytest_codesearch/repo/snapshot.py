@@ -114,8 +114,9 @@ class SnapshotStore:
     commit's snapshot is only listed (its manifest written beside the directory it will have) until
     :meth:`directory` is called. Directories this process searched last are held from pruning
     (``prune.py``); after every :data:`PRUNE_EVERY` directories it builds, the store prunes the cache
-    down to ``size_limit`` bytes (None: only directories that take more than the blobs they link). A directory searched as it is never shows ``.git``, ``cache_dir`` or
-    any path in ``exclude`` (files or directories; more can be added with :meth:`exclude`).
+    down to ``size_limit`` bytes (None: only directories that take more than the blobs they link). A
+    directory searched as it is never shows ``.git``, ``cache_dir`` or any path in ``exclude`` (files or
+    directories; more can be added with :meth:`exclude`).
     Repositories are opened once per process and never handed across a fork (PITFALLS 24).
     """
 
