@@ -295,9 +295,7 @@ class _TreeWriter:
         if found is None:  # a partial clone or a mirror that keeps large files out
             self._skip(path, entry, MISSING_BLOB)
             return
-        if not isinstance(found, pygit2.Blob):
-            raise MaterializeError(f"object {entry.id} for {path!r} is a {found.type_str}")
-        blob = found
+        blob = _checked(found, pygit2.Blob, entry, path)
         executable = bool(entry.filemode & 0o111)
         if self.blobs is not None and self.blobs.linked:
             try:
@@ -318,7 +316,11 @@ class _TreeWriter:
 
 def _lookup(repo: pygit2.Repository, entry: pygit2.Object, kind: type[_Kind], path: str) -> _Kind:
     """Return the object ``entry`` names, or raise ``MaterializeError`` if it is missing or not a ``kind``."""
-    found = repo.get(entry.id)
+    return _checked(repo.get(entry.id), kind, entry, path)
+
+
+def _checked(found: pygit2.Object | None, kind: type[_Kind], entry: pygit2.Object, path: str) -> _Kind:
+    """Return ``found``, the object ``entry`` names, or raise ``MaterializeError`` if it is None or not a ``kind``."""
     if not isinstance(found, kind):
         what = "missing from the repository" if found is None else f"a {found.type_str}"
         raise MaterializeError(f"object {entry.id} for {path!r} is {what}")
