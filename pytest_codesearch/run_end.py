@@ -168,7 +168,7 @@ class RunEnd:
 
 
 def is_partial_run(
-    records: RunRecords, rootpath: Path, agents: int, known: Mapping[str, int] | None = None
+    records: RunRecords, rootpath: Path, agents: int, known: Mapping[str, int]
 ) -> bool:
     """Return True when fewer (case x agent) items were selected than the gold sets hold.
 
@@ -181,7 +181,7 @@ def is_partial_run(
 
 
 def goldset_items(
-    rootpath: Path, goldsets: Iterable[str], agents: int, known: Mapping[str, int] | None = None
+    rootpath: Path, goldsets: Iterable[str], agents: int, known: Mapping[str, int]
 ) -> int:
     """Return the items the gold sets (paths relative to ``rootpath``) hold: their valid cases times ``agents``.
 
@@ -189,7 +189,6 @@ def goldset_items(
     """
     from pytest_codesearch.goldset import formats
 
-    known = known or {}
     return sum(known[g] if g in known else len(formats.load(rootpath / g).cases) for g in goldsets) * agents
 
 
