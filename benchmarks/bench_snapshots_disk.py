@@ -20,7 +20,6 @@ snapshot alone, the unique blobs of all the snapshots, and the ratio the target 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import shutil
@@ -30,6 +29,7 @@ from pathlib import Path
 
 import pygit2
 
+from pytest_codesearch.goldset import formats
 from pytest_codesearch.optiontypes import ByteSize, Origin
 from pytest_codesearch.repo import SnapshotStore
 from pytest_codesearch.repo.materialize import materialize_tree
@@ -69,8 +69,12 @@ def history_commits(repo: pygit2.Repository, count: int) -> list[str]:
 
 
 def goldset_commits(goldset: Path, seed: int = 0) -> list[str]:
-    """Return the distinct base commits of a JSONL gold set's cases, in a seeded shuffle."""
-    commits = sorted({json.loads(line).get("base_commit") for line in goldset.read_text().splitlines()[1:]} - {None})
+    """Return the distinct base commits of a gold set's cases (the metadata's for a case without), shuffled."""
+    loaded = formats.load(goldset)
+    if loaded.error is not None:
+        raise SystemExit(f"{goldset}: {loaded.error}")
+    default = loaded.metadata.base_commit
+    commits = sorted({case.base_commit or default for case in loaded.cases} - {None})
     random.Random(seed).shuffle(commits)
     return commits
 
