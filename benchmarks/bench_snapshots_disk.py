@@ -74,7 +74,7 @@ def goldset_commits(goldset: Path, seed: int = 0) -> list[str]:
     if loaded.error is not None:
         raise SystemExit(f"{goldset}: {loaded.error}")
     default = loaded.metadata.base_commit
-    commits = sorted({case.base_commit or default for case in loaded.cases} - {None})
+    commits = sorted({commit for case in loaded.cases if (commit := case.base_commit or default) is not None})
     random.Random(seed).shuffle(commits)
     return commits
 
