@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from collections.abc import Set as AbstractSet
 from functools import lru_cache
-from weakref import WeakKeyDictionary
 
 from pytest_codesearch.agents.tokenize import path_tokens, tokenize
 from pytest_codesearch.scoring.source import SourceFiles, SourceReader
@@ -76,13 +75,9 @@ def classify_miss(
     return "other"
 
 
-_TERMS: WeakKeyDictionary[SourceFiles, dict[str, frozenset[str]]] = WeakKeyDictionary()
-"""Terms of the files each ``SourceFiles`` has read: a snapshot's files are tokenised once, not per case."""
-
-
 def _file_terms(path: str, source: SourceReader) -> frozenset[str]:
-    """Return the terms of a file: those of its path and of the start of its text."""
-    cache = _TERMS.setdefault(source, {}) if isinstance(source, SourceFiles) else {}
+    """Return the terms of a file: those of its path and of the start of its text (kept by ``SourceFiles``)."""
+    cache = source.terms if isinstance(source, SourceFiles) else {}
     terms = cache.get(path)
     if terms is None:
         text = source(path)
