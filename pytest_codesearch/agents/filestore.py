@@ -18,6 +18,15 @@ from types import ModuleType
 from pytest_codesearch.repo.prune import prune_files
 
 
+STORE_SHARE = 4
+"""Each store (tokens, indexes) may hold ``1 / STORE_SHARE`` of ``--codesearch-cache-size``."""
+
+
+def store_bound(cache_size: int | None) -> int | None:
+    """Return the bytes one store may hold under the run's cache size (None: unbounded)."""
+    return None if cache_size is None else cache_size // STORE_SHARE
+
+
 def source_digest(*modules: ModuleType) -> str:
     """Return a hash of the source files of ``modules``: a store keyed by it never reads what older code wrote."""
     digest = hashlib.sha1(usedforsecurity=False)

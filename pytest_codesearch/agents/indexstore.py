@@ -47,7 +47,7 @@ from pytest_codesearch.agents import (
     tokencache,
     tokenize,
 )
-from pytest_codesearch.agents.filestore import FileStore, source_digest
+from pytest_codesearch.agents.filestore import FileStore, source_digest, store_bound
 from pytest_codesearch.agents.postings import IdArray, Postings, TokenCorpus, base_corpus
 
 FORMAT = "i1"
@@ -302,10 +302,10 @@ def shared_index_store() -> IndexStore | None:
 
 
 def use_index_store(cache_dir: Path, cache_size: int | None) -> Callable[[], None]:
-    """Give the built-in agents a store under ``<cache_dir>/indexes``, bounded to a quarter of
-    ``cache_size``; return what puts the previous store back."""
+    """Give the built-in agents a store under ``<cache_dir>/indexes``, bounded to its share of
+    ``cache_size`` (``store_bound``); return what puts the previous store back."""
     previous = _SHARED[0]
-    _SHARED[0] = IndexStore(cache_dir / "indexes", None if cache_size is None else cache_size // 4)
+    _SHARED[0] = IndexStore(cache_dir / "indexes", store_bound(cache_size))
 
     def restore() -> None:
         _SHARED[0] = previous

@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from pytest_codesearch.agents import tokencache, tokenize
-from pytest_codesearch.agents.filestore import FileStore, source_digest
+from pytest_codesearch.agents.filestore import FileStore, source_digest, store_bound
 from pytest_codesearch.agents.postings import IdArray
 
 FORMAT = "t1"
@@ -83,11 +83,11 @@ class TokenStore(FileStore):
 
 
 def use_token_store(cache_dir: Path, cache_size: int | None) -> Callable[[], None]:
-    """Give the process-wide token cache a store under ``<cache_dir>/tokens``, bounded to a quarter of
-    ``cache_size``; return what puts the previous store back."""
+    """Give the process-wide token cache a store under ``<cache_dir>/tokens``, bounded to its share of
+    ``cache_size`` (``store_bound``); return what puts the previous store back."""
     shared = tokencache.shared_token_cache()
     previous = shared.store
-    shared.store = TokenStore(cache_dir / "tokens", None if cache_size is None else cache_size // 4)
+    shared.store = TokenStore(cache_dir / "tokens", store_bound(cache_size))
 
     def restore() -> None:
         shared.store = previous
