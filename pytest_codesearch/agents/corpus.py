@@ -212,22 +212,25 @@ class SnapshotIndexer:
 
     def tree_id(self, root: Path) -> str | None:
         """Return the git tree id of the snapshot at ``root``, or None for a directory searched as it is."""
-        view = self._view
-        if view is None or os.path.realpath(view.root) != os.path.realpath(root):
-            view = known_view(root)
+        view = self._view_for(root)
         return None if view is None else view.tree_id
 
     def index(self, root: Path) -> TokenCorpus:
         """Return the corpus of ``root`` (see :func:`index_snapshot`), derived from a kept base if one fits."""
-        view = self._view
-        if view is not None and os.path.realpath(view.root) != os.path.realpath(root):
-            view = None
+        view = self._view_for(root)
         corpus = index_snapshot(root, self.path_weight, self.max_bytes, self.cache, self._bases, view, self.keep)
         if corpus.blobs is not None:
             self._bases = [c for c in self._bases if c.base is not corpus.base]
             self._bases.insert(0, corpus)
             del self._bases[self.capacity :]
         return corpus
+
+    def _view_for(self, root: Path) -> SnapshotView | None:
+        """Return the view the hook passed when it is ``root``'s, else the one this process made for ``root``."""
+        view = self._view
+        if view is not None and os.path.realpath(view.root) == os.path.realpath(root):
+            return view
+        return known_view(root)
 
 
 class IndexCache(Generic[IndexT]):
