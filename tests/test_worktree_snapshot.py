@@ -12,6 +12,7 @@ import pytest
 from example_project import read_results
 from gitrepo import commit, init_repo, write_files
 from pytest_codesearch.repo import SnapshotStore
+from pytest_codesearch.repo.prune import mark_path
 from pytest_codesearch.repo.worktree import list_worktree
 
 LISTING_AGENT = """
@@ -120,10 +121,16 @@ def test_a_new_linked_copy_prunes_stale_copies_of_the_same_tree(tmp_path: Path) 
     store = SnapshotStore(cache)
     old = store.directory(store.get(project, None))
     elsewhere = store.directory(store.get(tmp_path / "other", None))
-    os.utime(old, (0, 0))
-    os.utime(elsewhere, (0, 0))
+    for copy in (old, elsewhere):  # last used long ago (a directory's last use is its mark's time)
+        os.utime(mark_path(cache, f"worktrees/{copy.name}"), (0, 0))
     (project / "a.py").write_text("changed")
-    later = SnapshotStore(cache)  # the next run
-    new = later.directory(later.get(project, None))
-    assert new != old and (new / "a.py").read_text() == "changed"
-    assert not old.exists() and elsewhere.exists()  # only copies of the same tree are pruned
+    later = SnapshotStore(cache)  # the next run, while the first still holds its copies
+    held = later.directory(later.get(project, None))
+    assert old.exists()  # in use by another store: never removed
+    store.close()
+    (project / "a.py").write_text("changed again")
+    third = SnapshotStore(cache)  # a store lists a directory once: the run after
+    new = third.directory(third.get(project, None))
+    assert new not in (old, held) and (new / "a.py").read_text() == "changed again"
+    assert not old.exists() and not mark_path(cache, f"worktrees/{old.name}").exists()
+    assert held.exists() and elsewhere.exists()  # used just now; a copy of another tree is not pruned here

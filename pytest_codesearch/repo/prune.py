@@ -260,6 +260,15 @@ def _blobs(cache_dir: Path) -> dict[tuple[int, int], tuple[int, int, str]]:
     return found
 
 
+def remove_if_unused(cache_dir: Path, relative: str, before: float) -> bool:
+    """Remove the directory ``relative`` of ``cache_dir`` if it was last used before the time ``before`` and
+    no process holds it; return whether it went (its mark goes with it)."""
+    if fcntl is None:
+        return False
+    entry = _entry(cache_dir, relative, cache_dir / relative)
+    return entry is not None and entry.used < before and _remove_directory(cache_dir, relative, {}) is not None
+
+
 def _remove_directory(
     cache_dir: Path, relative: str, blobs: dict[tuple[int, int], tuple[int, int, str]]
 ) -> int | None:

@@ -20,7 +20,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
 
-from pytest_codesearch.repo.prune import WORKTREES, record_size
+from pytest_codesearch.repo.prune import WORKTREES, record_size, remove_if_unused
 
 GIT_DIR = ".git"
 STALE_SECONDS = 24 * 3600
@@ -87,7 +87,6 @@ def link_worktree(cache_dir: Path, listing: WorktreeListing) -> Path:
     if target == listing.root:
         return target
     if target.is_dir():
-        os.utime(target)  # in use: keep it from being pruned as stale
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f".{listing.signature[:12]}-", suffix=".tmp", dir=target.parent))
@@ -103,21 +102,18 @@ def link_worktree(cache_dir: Path, listing: WorktreeListing) -> Path:
     finally:
         if scratch.exists():
             shutil.rmtree(scratch, ignore_errors=True)
-    _prune(target)
+    _prune(cache_dir, target)
     return target
 
 
-def _prune(kept: Path) -> None:
-    """Remove the other linked copies of ``kept``'s tree that were not used for :data:`STALE_SECONDS`."""
+def _prune(cache_dir: Path, kept: Path) -> None:
+    """Remove the other linked copies of ``kept``'s tree not used for :data:`STALE_SECONDS` and held by no
+    process (their last use is their mark's, ``prune.py``)."""
     place = kept.name.partition("-")[0]
     cutoff = time.time() - STALE_SECONDS
     for other in kept.parent.glob(f"{place}-*"):
-        try:
-            stale = other != kept and other.is_dir() and other.stat().st_mtime < cutoff
-        except OSError:
-            continue
-        if stale:
-            shutil.rmtree(other, ignore_errors=True)
+        if other != kept:
+            remove_if_unused(cache_dir, f"{WORKTREES}/{other.name}", cutoff)
 
 
 def _link_files(listing: WorktreeListing, scratch: Path) -> None:
