@@ -19,8 +19,9 @@ from __future__ import annotations
 import difflib
 import os
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import pygit2
@@ -192,22 +193,30 @@ class SnapshotStore:
         if listing is not None:
             if not listing.hidden:
                 return listing.root
-            self._holds.hold(self.cache_dir, f"{WORKTREES}/{listing.signature}")
-            built = not snapshot.root.is_dir()
-            try:
-                link_worktree(self.cache_dir, listing)
-            except OSError as exc:
-                raise SnapshotError(f"{listing.root}: cannot link its files into {self.cache_dir}: {exc}") from None
-            return self._built(snapshot.root) if built else snapshot.root
+            return self._ensure(f"{WORKTREES}/{listing.signature}", snapshot.root, lambda: self._link(listing))
         if snapshot.tree_id is None or snapshot.commit is None:
             return snapshot.root
-        self._holds.hold(self.cache_dir, snapshot.tree_id)
-        if snapshot.root.is_dir():
-            return snapshot.root
-        repository = self._repository(snapshot.repo, snapshot.commit)
-        tree = repository[snapshot.commit].peel(pygit2.Commit).tree
-        written = self._materialize(repository, tree, snapshot.repo, snapshot.commit)[1]
-        return self._built(snapshot.root, sum(f.size for f in written.files))
+        return self._ensure(snapshot.tree_id, snapshot.root, partial(self._write, snapshot.repo, snapshot.commit))
+
+    def _ensure(self, relative: str, root: Path, build: Callable[[], int]) -> Path:
+        """Hold the cache directory ``relative`` (at ``root``); unless it exists, build it with ``build``
+        (which returns its bytes at most) and count the build."""
+        self._holds.hold(self.cache_dir, relative)
+        if root.is_dir():
+            return root
+        return self._built(root, build())
+
+    def _link(self, listing: WorktreeListing) -> int:
+        try:
+            link_worktree(self.cache_dir, listing)
+        except OSError as exc:
+            raise SnapshotError(f"{listing.root}: cannot link its files into {self.cache_dir}: {exc}") from None
+        return 0  # hard links to the working tree's own files
+
+    def _write(self, path: Path, commit: str) -> int:
+        repository = self._repository(path, commit)
+        tree = repository[commit].peel(pygit2.Commit).tree
+        return sum(f.size for f in self._materialize(repository, tree, path, commit)[1].files)
 
     def _built(self, root: Path, size: int = 0) -> Path:
         """Count a directory built, of ``size`` bytes at most; prune the cache on the first build, then
