@@ -44,14 +44,14 @@ import pygit2
 
 from pytest_codesearch.repo.reader import SnapshotView, TreeReader, remember_view
 
-from pytest_codesearch.agents.bm25 import BM25Agent
-from pytest_codesearch.agents.sourcefiles import is_source_path
-from pytest_codesearch.agents.testpaths import is_test_path
+from pytest_codesearch.agents.builtin.bm25 import BM25Agent
+from pytest_codesearch.agents.index.sourcefiles import is_source_path
+from pytest_codesearch.agents.index.testpaths import is_test_path
 from pytest_codesearch.agents.contract import RetrievalResult
-from pytest_codesearch.agents.hybrid import HybridAgent
-from pytest_codesearch.agents.keyword import KeywordAgent
-from pytest_codesearch.agents.path import PathAgent
-from pytest_codesearch.agents.tokencache import decode_text
+from pytest_codesearch.agents.builtin.hybrid import HybridAgent
+from pytest_codesearch.agents.builtin.keyword import KeywordAgent
+from pytest_codesearch.agents.builtin.path import PathAgent
+from pytest_codesearch.agents.index.tokencache import decode_text
 from pytest_codesearch.repo.manifest import TreeListing
 from pytest_codesearch.repo.materialize import SubtreeMemo, list_tree
 

@@ -21,9 +21,9 @@ from typing import TypeVar
 
 from rank_bm25 import BM25Okapi  # type: ignore[import-untyped]
 
-from pytest_codesearch.agents.bm25 import BM25Agent
-from pytest_codesearch.agents.corpus import iter_text_files
-from pytest_codesearch.agents.tokenize import path_tokens, tokenize
+from pytest_codesearch.agents.builtin.bm25 import BM25Agent
+from pytest_codesearch.agents.index.corpus import iter_text_files
+from pytest_codesearch.agents.index.tokenize import path_tokens, tokenize
 
 T = TypeVar("T")
 

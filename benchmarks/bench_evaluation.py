@@ -76,12 +76,12 @@ def _exists(tree: pygit2.Tree, path: str) -> bool:
 
 def evaluate(repo: Path, cases: list[dict[str, Any]], cache: Path, materialize: bool, runs: int) -> dict[str, Any]:
     """Evaluate ``cases`` with bm25 in this process; return the wall time and what the records say."""
-    from pytest_codesearch.agents import builtin
-    from pytest_codesearch.agents.pool import AgentPool
+    from pytest_codesearch.agents.builtin import fixtures as builtin
+    from pytest_codesearch.runner.pool import AgentPool
     from pytest_codesearch.agents.registry import AgentRegistry, specs_in
     from pytest_codesearch.evaluate import CaseSpec, EvalSettings, evaluate_case
     from pytest_codesearch.goldset.model import TestCase
-    from pytest_codesearch.ordering import shuffled_order
+    from pytest_codesearch.session.ordering import shuffled_order
     from pytest_codesearch.repo.snapshot import SnapshotStore
 
     registry = AgentRegistry()

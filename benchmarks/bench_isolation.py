@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pytest_codesearch.agents.pool import AgentPool
+from pytest_codesearch.runner.pool import AgentPool
 from pytest_codesearch.agents.registry import AgentSpec
 from pytest_codesearch.evaluate import CaseSpec, EvalSettings, evaluate_case
 from pytest_codesearch.goldset.model import TestCase

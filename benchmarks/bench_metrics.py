@@ -33,7 +33,7 @@ import pytrec_eval  # type: ignore[import-untyped, unused-ignore]
 
 from pytest_codesearch.scoring import metric_names, score_case
 from pytest_codesearch.scoring.batch import score_batch
-from pytest_codesearch.stats import bootstrap_ci_present, seeded_rng, summarize_present
+from pytest_codesearch.report.stats import bootstrap_ci_present, seeded_rng, summarize_present
 
 T = TypeVar("T")
 KS = (1, 5, 10)

@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from report_cases import make_report  # noqa: E402
 
-from pytest_codesearch.report.html import render_html  # noqa: E402
+from pytest_codesearch.report.render.html import render_html  # noqa: E402
 from pytest_codesearch.report.model import CaseResult, RunReport  # noqa: E402
 
 FLAGS = (
@@ -139,7 +139,7 @@ def main() -> None:
 
 def all_writers(report: RunReport, repeat: int) -> None:
     """Print each format's best time (of ``repeat``) to produce its bytes, their total (target 5 s), and a real write."""
-    from pytest_codesearch.report.formats import REPORT_FORMATS, write_reports
+    from pytest_codesearch.report.render.formats import REPORT_FORMATS, write_reports
 
     total_wall = total_cpu = 0.0
     for entry in REPORT_FORMATS.values():

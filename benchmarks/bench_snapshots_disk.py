@@ -30,7 +30,7 @@ from pathlib import Path
 import pygit2
 
 from pytest_codesearch.goldset import formats
-from pytest_codesearch.optiontypes import ByteSize, Origin
+from pytest_codesearch.settings.types import ByteSize, Origin
 from pytest_codesearch.repo import SnapshotStore
 from pytest_codesearch.repo.materialize import materialize_tree
 

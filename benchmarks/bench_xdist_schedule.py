@@ -4,7 +4,7 @@ A gold set mined from a history has about one snapshot group per case. This repl
 workers, what the xdist controller does for such a run: both workers register the same collection
 of ``--groups`` groups of ``--per-group`` items (one item per agent), then report their items done,
 one at a time, as they are sent to them. It prints the CPU time of the whole replay for
-``xdist.scheduler.LoadGroupScheduling`` and for ``pytest_codesearch.xdist_schedule``, and their ratio::
+``xdist.scheduler.LoadGroupScheduling`` and for ``pytest_codesearch.session.xdist_schedule``, and their ratio::
 
     python benchmarks/bench_xdist_schedule.py [--groups 1000 10000 30000] [--per-group 2] [--workers 2]
 """
@@ -20,7 +20,7 @@ from typing import Any
 from xdist.remote import Producer
 from xdist.scheduler.loadgroup import LoadGroupScheduling
 
-from pytest_codesearch.xdist_schedule import SnapshotGroupScheduling
+from pytest_codesearch.session.xdist_schedule import SnapshotGroupScheduling
 
 
 class Settings:

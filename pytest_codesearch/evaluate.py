@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from pytest_codesearch.agents.contract import ContractError, RetrievalResult
 from pytest_codesearch.agents.normalize import normalize_entities, normalize_paths
 from pytest_codesearch.agents.registry import AgentChoice
-from pytest_codesearch.agents.sanity import CaseInfo
+from pytest_codesearch.agents.builtin.sanity import CaseInfo
 from pytest_codesearch.goldset.fqnames import FQN_EXTENSION, files_of_names
 from pytest_codesearch.goldset.model import TestCase
 from pytest_codesearch.repo.snapshot import Snapshot, SnapshotError, SnapshotStore, suggest_path
@@ -38,7 +38,7 @@ from pytest_codesearch.scoring.levels import score_levels
 from pytest_codesearch.status import Status
 
 if TYPE_CHECKING:
-    from pytest_codesearch.agents.pool import AgentPool
+    from pytest_codesearch.runner.pool import AgentPool
 
 MAX_EXTRA_ENTRIES = 1_000
 """Spans and symbols kept per answer in the case record (the rest are still scored)."""

@@ -12,17 +12,17 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_codesearch.agent_choice import choose_agents
+from pytest_codesearch.session.agents import choose_agents
 from pytest_codesearch.keys import CASE_ATTRIBUTE, INVALID_ATTRIBUTE, POOL_FIXTURE, RESUME_KEY, SEED_KEY
-from pytest_codesearch.options import OPTIONS
-from pytest_codesearch.optiontypes import Names
-from pytest_codesearch.settings import Settings
-from pytest_codesearch.settings_loader import LOADED, load_settings, shown
-from pytest_codesearch.state import STATE, RunState
+from pytest_codesearch.settings.options import OPTIONS
+from pytest_codesearch.settings.types import Names
+from pytest_codesearch.settings.model import Settings
+from pytest_codesearch.settings.load import LOADED, load_settings, shown
+from pytest_codesearch.session.state import STATE, RunState
 
 if TYPE_CHECKING:
-    from pytest_codesearch.agents.pool import AgentPool
-    from pytest_codesearch.items import GoldsetFile
+    from pytest_codesearch.runner.pool import AgentPool
+    from pytest_codesearch.session.items import GoldsetFile
 
 # The library (pydantic, numpy, pygit2, rank-bm25) is imported inside the hooks, only once an agent
 # is selected: a pytest run that benchmarks nothing does not pay for it.
@@ -61,25 +61,25 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
     JSONL, ``--codesearch-history`` and ``--codesearch-compare`` read saved runs; each ends the run: no
     test runs."""
     if config.getoption("codesearch_validate"):
-        from pytest_codesearch.validate_command import run_validate
+        from pytest_codesearch.commands.validate import run_validate
 
         return run_validate(config, load_settings(config)[0])
     if config.getoption("codesearch_convert"):
-        from pytest_codesearch.conversion import run_convert
+        from pytest_codesearch.commands.convert import run_convert
 
         return run_convert(load_settings(config)[0])
     if config.getoption("codesearch_merge"):
-        from pytest_codesearch.report.merge_command import run_merge
+        from pytest_codesearch.commands.merge import run_merge
 
         settings, here = load_settings(config)[0], config.invocation_params.dir
         return run_merge([Path(shown(p, here)) for p in settings.merge], settings)  # as given, for messages
     if config.getoption("codesearch_history") or config.getoption("codesearch_compare"):
-        from pytest_codesearch.history_cli import run_history_command
+        from pytest_codesearch.commands.history import run_history_command
 
         return run_history_command(load_settings(config)[0], config.invocation_params.dir)
     if not config.getoption("codesearch_generate"):
         return None
-    from pytest_codesearch.generate_command import run_generate
+    from pytest_codesearch.commands.generate import run_generate
 
     settings, bench = load_settings(config)
     return run_generate(config, settings, None if bench is None else bench.filters)
@@ -92,7 +92,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if not settings.active:
         return
     registry, choices = choose_agents(config, bench, settings)
-    from pytest_codesearch.collector import RunCollector
+    from pytest_codesearch.session.controller import RunCollector
     from pytest_codesearch.repo.snapshot import SnapshotStore
 
     workerinput = getattr(config, "workerinput", None)
@@ -113,8 +113,8 @@ def pytest_configure(config: pytest.Config) -> None:
         skip=frozenset(resumed if workerinput is None else workerinput.get(RESUME_KEY, ())),
     )
     config.stash[STATE] = state
-    from pytest_codesearch.agents.indexstore import use_index_store
-    from pytest_codesearch.agents.tokenstore import use_token_store
+    from pytest_codesearch.agents.index.indexstore import use_index_store
+    from pytest_codesearch.agents.index.tokenstore import use_token_store
 
     config.add_cleanup(use_token_store(settings.cache_dir, settings.cache_size))  # shared by runs and workers
     config.add_cleanup(use_index_store(settings.cache_dir, settings.cache_size))
@@ -133,7 +133,7 @@ def _resume(
         return {}, _seed(settings.seed, workerinput)
     from pytest_codesearch import __version__
     from pytest_codesearch.keys import JOURNAL_NAME
-    from pytest_codesearch.resume import plan_resume
+    from pytest_codesearch.runs.resume import plan_resume
 
     plan = plan_resume(
         settings.report_dir / JOURNAL_NAME, config.rootpath, __version__, {c.name: c.param_repr for c in choices}
@@ -162,7 +162,7 @@ def _harness_paths(config: pytest.Config, settings: Settings) -> list[Path]:
 
 def _warn_about_worktrees(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Warn once per run (from one process) when a case searches a directory as it is."""
-    from pytest_codesearch.items import CaseItem
+    from pytest_codesearch.session.items import CaseItem
 
     workerinput = getattr(config, "workerinput", None)
     if workerinput is not None and workerinput.get("workerid") != "gw0":  # every worker collects the same
@@ -188,7 +188,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     watch_ctrl_c()  # from now on an agent's own KeyboardInterrupt is its error, not the end of the run
     if hasattr(session.config, "workerinput") or session.config.option.collectonly:
         return
-    from pytest_codesearch.agents.pool import check_agents, isolation_problems
+    from pytest_codesearch.runner.pool import check_agents, isolation_problems
 
     errors, notes = isolation_problems(state.choices, state.settings.isolation)
     problems = errors + check_agents(state.choices, session.config)
@@ -230,7 +230,7 @@ class XdistHooks:
         """With ``--dist loadgroup``, schedule snapshot groups in linear time (``xdist_schedule.py``)."""
         if config.getvalue("dist") != "loadgroup":
             return None
-        from pytest_codesearch.xdist_schedule import SnapshotGroupScheduling
+        from pytest_codesearch.session.xdist_schedule import SnapshotGroupScheduling
 
         return SnapshotGroupScheduling(config, log)
 
@@ -238,7 +238,7 @@ class XdistHooks:
 @pytest.fixture(scope="session", name=POOL_FIXTURE)
 def codesearch_pool(request: pytest.FixtureRequest) -> Iterator[AgentPool]:
     """The agents of this process: created on first use, torn down at the end of the session."""
-    from pytest_codesearch.agents.pool import AgentPool
+    from pytest_codesearch.runner.pool import AgentPool
 
     settings = request.config.stash[STATE].settings
     pool = AgentPool(request, request.getfixturevalue, isolate=settings.isolation)
@@ -301,7 +301,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> GoldsetFil
             parent.config.stash[GOLDSETS_SEEN] = parent.config.stash.get(GOLDSETS_SEEN, 0) + 1
         return None
     from pytest_codesearch.goldset.formats import reader_for
-    from pytest_codesearch.items import GoldsetFile
+    from pytest_codesearch.session.items import GoldsetFile
 
     if reader_for(file_path) is None:
         return None
@@ -320,24 +320,24 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     _warn_about_worktrees(config, items)
     if state.skip:
-        from pytest_codesearch.resume import base_nodeid
+        from pytest_codesearch.runs.resume import base_nodeid
 
         done = [i for i in items if base_nodeid(i.nodeid) in state.skip]
         if done:
             items[:] = [i for i in items if base_nodeid(i.nodeid) not in state.skip]
             config.hook.pytest_deselected(items=done)
     if state.settings.shard is not None:
-        from pytest_codesearch.shard import select_shard
+        from pytest_codesearch.session.shard import select_shard
 
         items[:], others = select_shard(items, *state.settings.shard, group_of=_shard_group, id_of=_base_id)
         if others:
             config.hook.pytest_deselected(items=others)
     if state.settings.randomize:
-        from pytest_codesearch.ordering import order_items
+        from pytest_codesearch.session.ordering import order_items
 
         items[:] = order_items(items, state.seed)
     if state.settings.limit is not None:
-        from pytest_codesearch.selection import limit_items
+        from pytest_codesearch.session.selection import limit_items
 
         # from collected items and the seed alone, so every xdist worker keeps the same ones
         items[:], dropped = limit_items(items, state.settings.limit, state.settings.sample, state.seed)
@@ -364,7 +364,7 @@ def _shard_group(item: pytest.Item) -> str:
     spec = getattr(item, "spec", None)
     if spec is None:
         return f"file:{item.path}"
-    from pytest_codesearch.items import snapshot_group
+    from pytest_codesearch.session.items import snapshot_group
 
     return snapshot_group(spec)
 
@@ -375,7 +375,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     report = yield
     if call.when != "call" or STATE not in item.config.stash:
         return report
-    from pytest_codesearch.items import CASE_RESULT, BrokenEntryItem, CaseItem
+    from pytest_codesearch.session.items import CASE_RESULT, BrokenEntryItem, CaseItem
 
     if isinstance(item, CaseItem) and CASE_RESULT in item.stash:
         result = item.stash[CASE_RESULT]

@@ -10,9 +10,9 @@ import pytest
 # The plugin imports its library (numpy, pygit2, pydantic) only once an agent is selected, which
 # for in-process pytester runs happens inside the run; pytester then drops modules first imported
 # there, and numpy cannot be imported twice in one process. Import them up front.
-import pytest_codesearch.agents.builtin  # noqa: F401
-import pytest_codesearch.collector  # noqa: F401
-import pytest_codesearch.items  # noqa: F401
+import pytest_codesearch.agents.builtin.fixtures  # noqa: F401
+import pytest_codesearch.session.controller  # noqa: F401
+import pytest_codesearch.session.items  # noqa: F401
 import pytest_codesearch.runner.process  # noqa: F401  (multiprocessing.connection must not be imported twice)
 from example_project import write_project
 

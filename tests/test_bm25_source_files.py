@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi  # type: ignore[import-untyped]
 
-from pytest_codesearch.agents.bm25 import BM25Agent
-from pytest_codesearch.agents.sourcefiles import is_source_path
-from pytest_codesearch.agents.tokencache import TokenCache
-from pytest_codesearch.agents.tokenize import path_tokens, tokenize
+from pytest_codesearch.agents.builtin.bm25 import BM25Agent
+from pytest_codesearch.agents.index.sourcefiles import is_source_path
+from pytest_codesearch.agents.index.tokencache import TokenCache
+from pytest_codesearch.agents.index.tokenize import path_tokens, tokenize
 
 sys.path.insert(0, str(Path(__file__).parent))
 from gitrepo import commit, init_repo  # noqa: E402

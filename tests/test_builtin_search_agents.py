@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi  # type: ignore[import-untyped]
 
-from pytest_codesearch.agents.bm25 import BM25Agent, bm25_scores, build_bm25_index
+from pytest_codesearch.agents.builtin.bm25 import BM25Agent, bm25_scores, build_bm25_index
 from pytest_codesearch.agents.contract import RetrievalAgent
-from pytest_codesearch.agents.corpus import IndexCache, build_token_corpus, iter_text_files
-from pytest_codesearch.agents.keyword import KeywordAgent
-from pytest_codesearch.agents.tokenize import path_tokens, tokenize
+from pytest_codesearch.agents.index.corpus import IndexCache, build_token_corpus, iter_text_files
+from pytest_codesearch.agents.builtin.keyword import KeywordAgent
+from pytest_codesearch.agents.index.tokenize import path_tokens, tokenize
 
 MAX_BYTES = 2_000
 

@@ -13,9 +13,9 @@ import pytest
 from gitrepo import commit, init_repo
 
 from example_project import read_results
-from pytest_codesearch.agents.bm25 import BM25Agent
-from pytest_codesearch.agents.corpus import build_token_corpus
-from pytest_codesearch.agents.indexstore import (
+from pytest_codesearch.agents.builtin.bm25 import BM25Agent
+from pytest_codesearch.agents.index.corpus import build_token_corpus
+from pytest_codesearch.agents.index.indexstore import (
     IndexStore,
     _stable_order,
     decode_corpora,
@@ -24,10 +24,10 @@ from pytest_codesearch.agents.indexstore import (
     shared_index_store,
     use_index_store,
 )
-from pytest_codesearch.agents.keyword import KeywordAgent
-from pytest_codesearch.agents.path import PathAgent
-from pytest_codesearch.agents.tokencache import TokenCache
-from pytest_codesearch.agents.tokenstore import TokenStore
+from pytest_codesearch.agents.builtin.keyword import KeywordAgent
+from pytest_codesearch.agents.builtin.path import PathAgent
+from pytest_codesearch.agents.index.tokencache import TokenCache
+from pytest_codesearch.agents.index.tokenstore import TokenStore
 from pytest_codesearch.repo import SnapshotStore
 from pytest_codesearch.repo.reader import remember_view
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_codesearch.report.finish import build_report, report_from_journal
-from pytest_codesearch.report.journal import JournalEnd, JournalError, JournalHeader, JournalWriter, read_journal
+from pytest_codesearch.runs.finish import build_report, report_from_journal
+from pytest_codesearch.runs.journal import JournalEnd, JournalError, JournalHeader, JournalWriter, read_journal
 from pytest_codesearch.report.model import CaseResult, InvalidEntry, RunInfo
 from pytest_codesearch.status import Status
 

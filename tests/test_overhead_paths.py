@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from pytest_codesearch.items import _metric_property, _properties
-from pytest_codesearch.report.journal import JournalHeader, RunRecords
+from pytest_codesearch.session.items import _metric_property, _properties
+from pytest_codesearch.runs.journal import JournalHeader, RunRecords
 from pytest_codesearch.report.model import CaseResult, RunInfo
-from pytest_codesearch.run_end import goldset_items, is_partial_run
+from pytest_codesearch.session.run_end import goldset_items, is_partial_run
 from pytest_codesearch.scoring import SourceFiles, classify_miss, score_case
 from pytest_codesearch.scoring.ranking import Hits, hit_grades, ideal_grades
 from pytest_codesearch.status import Status

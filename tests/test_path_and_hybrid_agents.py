@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from pytest_codesearch.agents.contract import RetrievalResult
-from pytest_codesearch.agents.hybrid import HybridAgent, reciprocal_rank_fusion
-from pytest_codesearch.agents.path import MENTION_WEIGHT, PathAgent, mention_scores, mentioned_components
-from pytest_codesearch.agents.testpaths import is_test_path
+from pytest_codesearch.agents.builtin.hybrid import HybridAgent, reciprocal_rank_fusion
+from pytest_codesearch.agents.builtin.path import MENTION_WEIGHT, PathAgent, mention_scores, mentioned_components
+from pytest_codesearch.agents.index.testpaths import is_test_path
 
 FILES = {
     "src/app/db/models/query.py": "class QuerySet: pass\n",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_codesearch.report.finish import report_from_journal
+from pytest_codesearch.runs.finish import report_from_journal
 
 from example_project import CASES, read_results, write_project
 

@@ -10,7 +10,7 @@ import pytest
 
 from example_project import read_results
 from pytest_codesearch import __version__
-from pytest_codesearch.report.history import list_runs
+from pytest_codesearch.runs.history import list_runs
 from test_report_trec import check_against_trec_eval
 
 HISTORY = Path(".codesearch") / "history"
@@ -155,7 +155,7 @@ def test_a_run_writes_trec_files_trec_eval_agrees_with(pytester: pytest.Pytester
     assert sorted(p.name for p in trec.iterdir()) == ["qrels", "run.bm25", "run.keyword"]
     assert "cases.jsonl::password 0 src/auth/password.py 2\n" in (trec / "qrels").read_text()
     result.stdout.fnmatch_lines(["*TREC qrels and run files in *trec"])
-    from pytest_codesearch.report.finish import report_from_journal
+    from pytest_codesearch.runs.finish import report_from_journal
 
     report = report_from_journal(pytester.path / "codesearch-report" / "journal.jsonl")
     assert check_against_trec_eval(report) == sum(bool(c.retrieved) for c in report.cases) > 0

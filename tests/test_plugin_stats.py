@@ -12,7 +12,7 @@ from example_project import read_results
 
 TWIN_CONFTEST = """
 import pytest_codesearch as pcs
-from pytest_codesearch.agents.bm25 import BM25Agent
+from pytest_codesearch.agents.builtin.bm25 import BM25Agent
 
 @pcs.agent(name="bm25-twin")
 def bm25_twin():

@@ -1,4 +1,4 @@
-"""The built-in ``replay`` agent and its predictions files (agents/replay.py)."""
+"""The built-in ``replay`` agent and its predictions files (agents/builtin/replay.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from example_project import read_results
 
-from pytest_codesearch.agents.replay import Prediction, PredictionsError, ReplayAgent, load_predictions
-from pytest_codesearch.agents.sanity import CaseInfo
+from pytest_codesearch.agents.builtin.replay import Prediction, PredictionsError, ReplayAgent, load_predictions
+from pytest_codesearch.agents.builtin.sanity import CaseInfo
 
 DATA = Path(__file__).parent / "data" / "predictions"
 

@@ -97,7 +97,7 @@ def test_resolve_prefers_the_map_then_a_directory_then_the_cache(tmp_path: Path)
 
 
 def test_repo_map_values_from_every_source(tmp_path: Path) -> None:
-    from pytest_codesearch.optiontypes import Origin, RepoMap, SettingsError
+    from pytest_codesearch.settings.types import Origin, RepoMap, SettingsError
 
     cli = Origin("--codesearch-repo-map", tmp_path)
     got = RepoMap().parse(["psf/requests=clones/requests", "https://h/x.git?a=b=/abs/x"], cli)
@@ -148,8 +148,8 @@ def test_swebench_instances_clone_and_fetch_their_repository(tmp_path: Path) -> 
 
 
 def test_the_yaml_config_maps_repositories_relative_to_itself(tmp_path: Path) -> None:
-    from pytest_codesearch.benchfile import load_benchfile
-    from pytest_codesearch.settings import build_settings
+    from pytest_codesearch.settings.yamlfile import load_benchfile
+    from pytest_codesearch.settings.model import build_settings
 
     path = tmp_path / "conf" / "benchmark.yaml"
     path.parent.mkdir()

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from report_cases import make_report, priced
 
-from pytest_codesearch.report.html import write_html
+from pytest_codesearch.report.render.html import write_html
 from pytest_codesearch.report.model import RunReport
 
 pytestmark = pytest.mark.slow

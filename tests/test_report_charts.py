@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from pytest_codesearch.report import charts
+from pytest_codesearch.report.render import charts
 
 SVG = "{http://www.w3.org/2000/svg}"
 

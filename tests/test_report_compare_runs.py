@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_codesearch.report.aggregate import build_run_report
-from pytest_codesearch.report.compare_runs import compare_runs, paired_values, render_comparison
+from pytest_codesearch.runs.compare import compare_runs, paired_values, render_comparison
 from pytest_codesearch.report.model import CaseResult, RunReport
 from pytest_codesearch.scoring import metric_names
 from report_cases import KS, make_report

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_codesearch.report.gates import (
+from pytest_codesearch.runs.gates import (
     Floor,
     GateError,
     Tolerance,

@@ -113,7 +113,7 @@ def four_agents() -> RunReport:
 
 
 def test_terminal_at_200_columns_shows_the_whole_headline_with_intervals() -> None:
-    from pytest_codesearch.report.terminal import render_terminal
+    from pytest_codesearch.report.render.terminal import render_terminal
 
     lines = render_terminal(four_agents(), None, 200)
     assert lines[0].split()[:8] == ["agent", "ndcg@10", "mrr", "hit@1", "hit@5", "recall@10", "map", "f1"]
@@ -122,7 +122,7 @@ def test_terminal_at_200_columns_shows_the_whole_headline_with_intervals() -> No
 
 
 def test_terminal_at_80_columns_keeps_ranking_quality_and_says_what_it_left_out() -> None:
-    from pytest_codesearch.report.terminal import render_terminal
+    from pytest_codesearch.report.render.terminal import render_terminal
 
     lines = render_terminal(four_agents(), None, 80)
     assert all(len(line) <= 80 for line in lines[:6])  # the table and the omitted line

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gitrepo import commit, init_repo
-from pytest_codesearch.report.history import (
+from pytest_codesearch.runs.history import (
     HistoryError,
     git_commit,
     list_runs,

@@ -14,12 +14,12 @@ from hypothesis import strategies as st
 from report_cases import AGENTS, HOSTILE_QUERIES, make_report, priced
 
 from pytest_codesearch.report.aggregate import build_run_report
-from pytest_codesearch.report.formats import ReportFormat
-from pytest_codesearch.report.html import render_html, write_html
-from pytest_codesearch.report.html_cases import case_json, script_safe_json
-from pytest_codesearch.report.markdown import render_markdown
+from pytest_codesearch.report.render.formats import ReportFormat
+from pytest_codesearch.report.render.html import render_html, write_html
+from pytest_codesearch.report.render.html_cases import case_json, script_safe_json
+from pytest_codesearch.report.render.markdown import render_markdown
 from pytest_codesearch.report.model import AgentInfo, CaseResult, RunInfo, RunReport
-from pytest_codesearch.report.terminal import render_terminal
+from pytest_codesearch.report.render.terminal import render_terminal
 
 
 class Elements(HTMLParser):
@@ -322,7 +322,7 @@ def test_run_section_lists_settings_agents_and_versions(report: RunReport) -> No
 
 
 def test_render_html_fits_the_report_format_registry(report: RunReport, page: str) -> None:
-    entry = ReportFormat("html", "report.html", "pytest_codesearch.report.html:render_html", "the page")
+    entry = ReportFormat("html", "report.html", "pytest_codesearch.report.render.html:render_html", "the page")
     assert entry.render(report) == page
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from pytest_codesearch.report.markdown import render_summary
-from pytest_codesearch.report.markdown_status import status_section
+from pytest_codesearch.report.render.markdown import render_summary
+from pytest_codesearch.report.render.markdown_status import status_section
 from report_cases import make_report
 
 

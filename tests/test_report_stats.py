@@ -9,7 +9,7 @@ import pytest
 from pytest_codesearch.report.aggregate import build_run_report
 from pytest_codesearch.report.breakdown import NO_VALUE
 from pytest_codesearch.report.model import AgentInfo, CaseResult, RunInfo, RunReport
-from pytest_codesearch.stats import PERMUTATIONS, holm
+from pytest_codesearch.report.stats import PERMUTATIONS, holm
 
 REQUIRED = ["f1", "mrr"]
 ONE_IN_PERMUTATIONS = 1 / (PERMUTATIONS + 1)

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import pytrec_eval
 
-from pytest_codesearch.report.csv_report import render_csv
+from pytest_codesearch.report.render.csv_report import render_csv
 from pytest_codesearch.report.model import RunReport
-from pytest_codesearch.report.trec import render_qrels, render_run, run_filename, trec_id, write_trec
+from pytest_codesearch.report.render.trec import render_qrels, render_run, run_filename, trec_id, write_trec
 from report_cases import make_report
 
 TREC_MEASURES = {"map": "map", "mrr": "recip_rank", "ndcg@10": "ndcg_cut_10"}

@@ -12,10 +12,10 @@ import pytest
 
 from pytest_codesearch.report.aggregate import build_run_report
 from pytest_codesearch.atomic import write_atomic
-from pytest_codesearch.report.csv_report import csv_columns, neutralize, render_csv, write_csv
-from pytest_codesearch.report.formats import REPORT_FORMATS
-from pytest_codesearch.report.json_report import render_json, write_json
-from pytest_codesearch.report.markdown import escape_cell, render_markdown, write_markdown
+from pytest_codesearch.report.render.csv_report import csv_columns, neutralize, render_csv, write_csv
+from pytest_codesearch.report.render.formats import REPORT_FORMATS
+from pytest_codesearch.report.render.json_report import render_json, write_json
+from pytest_codesearch.report.render.markdown import escape_cell, render_markdown, write_markdown
 from pytest_codesearch.report.model import (
     AgentInfo,
     CaseResult,
@@ -23,7 +23,7 @@ from pytest_codesearch.report.model import (
     RunInfo,
     RunReport,
 )
-from pytest_codesearch.report.terminal import render_terminal
+from pytest_codesearch.report.render.terminal import render_terminal
 from report_cases import make_report
 
 METRICS = ["f1", "mrr", "precision@5"]

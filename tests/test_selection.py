@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_codesearch.selection import first_cases, stratified_cases
+from pytest_codesearch.session.selection import first_cases, stratified_cases
 
 
 def test_first_cases_keeps_every_entry_of_the_first_n() -> None:
@@ -36,7 +36,7 @@ def test_stratified_keeps_all_entries_of_a_case_and_stops_at_the_supply() -> Non
 
 
 def test_stratified_needs_a_limit(tmp_path: Path) -> None:
-    from pytest_codesearch.settings import Given, Origin, SettingsError, build_settings
+    from pytest_codesearch.settings.model import Given, Origin, SettingsError, build_settings
 
     def layer(**values: object) -> dict[str, Given]:
         return {key: Given(value, Origin("cli", tmp_path)) for key, value in values.items()}

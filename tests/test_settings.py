@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_codesearch import options
-from pytest_codesearch.options import OPTIONS
-from pytest_codesearch.optiontypes import (
+from pytest_codesearch.settings import options
+from pytest_codesearch.settings.options import OPTIONS
+from pytest_codesearch.settings.types import (
     Boolean,
     Choice,
     Cutoffs,
@@ -23,7 +23,7 @@ from pytest_codesearch.optiontypes import (
     Text,
     split_list,
 )
-from pytest_codesearch.settings import Given, Settings, build_settings, settings_fields, winner
+from pytest_codesearch.settings.model import Given, Settings, build_settings, settings_fields, winner
 
 HERE, ROOT = Path("/inv"), Path("/root")
 TEXT = Origin("--codesearch-x", HERE)
@@ -229,8 +229,8 @@ def test_existing_names_are_kept() -> None:
 @pytest.mark.parametrize("name", options.DOCS)
 def test_docs_tables_are_generated_from_the_table(name: str) -> None:
     text = (Path(__file__).parent.parent / name).read_text(encoding="utf-8")
-    assert "table: generated from pytest_codesearch/options.py" in text
-    assert options.render_docs(text) == text, f"run: python -m pytest_codesearch.options (then commit {name})"
+    assert "table: generated from pytest_codesearch/settings/options.py" in text
+    assert options.render_docs(text) == text, f"run: python -m pytest_codesearch.settings.options (then commit {name})"
 
 
 def test_every_flag_is_in_the_docs() -> None:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_codesearch.benchfile import BenchFile, ConfigError, load_benchfile
-from pytest_codesearch.settings import build_settings
+from pytest_codesearch.settings.yamlfile import BenchFile, ConfigError, load_benchfile
+from pytest_codesearch.settings.model import build_settings
 
 
 def load(tmp_path: Path, text: str) -> BenchFile:

@@ -9,7 +9,7 @@ from gitrepo import commit, init_repo
 
 # Shows the merged settings in the header, so a collect-only run tells what a real run would use.
 SHOW_SETTINGS = """
-from pytest_codesearch.settings_loader import LOADED
+from pytest_codesearch.settings.load import LOADED
 
 def pytest_report_header(config):
     settings = config.stash[LOADED][0]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from example_project import read_results, write_project
-from pytest_codesearch.shard import ShardError, assign_shards, parse_shard, select_shard
+from pytest_codesearch.session.shard import ShardError, assign_shards, parse_shard, select_shard
 
 
 def test_parse_shard() -> None:

@@ -10,7 +10,7 @@ import pytest
 from example_project import read_results
 from gitrepo import commit, init_repo
 
-from pytest_codesearch.optiontypes import ByteSize, Origin, SettingsError
+from pytest_codesearch.settings.types import ByteSize, Origin, SettingsError
 from pytest_codesearch.repo import SnapshotStore
 from pytest_codesearch.repo.prune import Holds, Pruned, mark_path, own_bytes, prune, pruned_since
 

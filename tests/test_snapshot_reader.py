@@ -12,11 +12,11 @@ import pytest
 
 from example_project import read_results
 from gitrepo import commit, init_repo
-from pytest_codesearch.agents.keyword import KeywordAgent
-from pytest_codesearch.agents.tokencache import TokenCache
+from pytest_codesearch.agents.builtin.keyword import KeywordAgent
+from pytest_codesearch.agents.index.tokencache import TokenCache
 from pytest_codesearch.repo import Snapshot, SnapshotStore, reader
 from pytest_codesearch.repo.reader import DirectoryReader
-from pytest_codesearch.agents.snapshot_files import git_blob_id
+from pytest_codesearch.agents.index.snapshot_files import git_blob_id
 
 TWO_AGENTS = """
 import pytest_codesearch as pcs

@@ -13,12 +13,12 @@ import pytest
 from gitrepo import commit, init_repo
 
 from example_project import read_results
-from pytest_codesearch.agents import corpus
-from pytest_codesearch.agents.bm25 import BM25Agent
-from pytest_codesearch.agents.corpus import IndexCache
-from pytest_codesearch.agents.keyword import KeywordAgent
-from pytest_codesearch.agents.snapshot_files import SnapshotFile, git_blob_id, list_snapshot
-from pytest_codesearch.agents.tokencache import TokenCache
+from pytest_codesearch.agents.index import corpus
+from pytest_codesearch.agents.builtin.bm25 import BM25Agent
+from pytest_codesearch.agents.index.corpus import IndexCache
+from pytest_codesearch.agents.builtin.keyword import KeywordAgent
+from pytest_codesearch.agents.index.snapshot_files import SnapshotFile, git_blob_id, list_snapshot
+from pytest_codesearch.agents.index.tokencache import TokenCache
 from pytest_codesearch.repo import Snapshot, SnapshotStore
 
 Agent = BM25Agent | KeywordAgent

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from pytest_codesearch.stats import (
+from pytest_codesearch.report.stats import (
     PERMUTATIONS,
     _resampled_means,
     best_positions,

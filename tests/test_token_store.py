@@ -11,9 +11,9 @@ import pytest
 from gitrepo import commit, init_repo
 
 from example_project import read_results
-from pytest_codesearch.agents.bm25 import BM25Agent
-from pytest_codesearch.agents.tokencache import TokenCache
-from pytest_codesearch.agents.tokenstore import TokenStore, tokenizer_digest
+from pytest_codesearch.agents.builtin.bm25 import BM25Agent
+from pytest_codesearch.agents.index.tokencache import TokenCache
+from pytest_codesearch.agents.index.tokenstore import TokenStore, tokenizer_digest
 from pytest_codesearch.repo import SnapshotStore
 
 BLOB = "ab" * 20

@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from pytest_codesearch.agents.tokenize import STOP_WORDS, count_tokens, path_tokens, tokenize
+from pytest_codesearch.agents.index.tokenize import STOP_WORDS, count_tokens, path_tokens, tokenize
 
 IDENTIFIERS = [
     ("snapshot_store", ["snapshot", "store", "snapshot_store"]),

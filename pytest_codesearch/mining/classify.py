@@ -24,7 +24,7 @@ SOURCE_EXTENSIONS = frozenset(
 )
 # fmt: on
 """Extensions (lowercase, without the dot) of programming-language source files: what the content agents
-rank (``agents/sourcefiles.py``). Markup, styles, templates, data and message catalogues (``html``,
+rank (``agents/index/sourcefiles.py``). Markup, styles, templates, data and message catalogues (``html``,
 ``css``, ``json``, ``po``) are not source here."""
 TEXT_EXTENSIONS = SOURCE_EXTENSIONS | frozenset(
     "hxx fs zsh fish cljs sql html htm css scss sass less el vim groovy gradle cmake proto thrift tf sv vhd pas "

@@ -10,7 +10,7 @@ for a commit, the listed files for a directory, never whatever else happens to b
 Writing a tree costs about 1 ms a file, listing it about 1 ms for the whole tree. A store made with
 ``materialize=False`` only lists each commit's tree and writes its manifest; :meth:`SnapshotStore.directory`
 writes the files when an agent needs them on disk. The built-in agents do not: they read the manifest
-and the blobs they have not seen (``agents/snapshot_files.py``), so a gold set whose cases each search
+and the blobs they have not seen (``agents/index/snapshot_files.py``), so a gold set whose cases each search
 another commit does not pay for a checkout per case.
 """
 

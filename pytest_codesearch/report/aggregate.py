@@ -22,7 +22,7 @@ from pytest_codesearch.report.table import (
     report_metric_names,
     summarize_group,
 )
-from pytest_codesearch.stats import seeded_rng
+from pytest_codesearch.report.stats import seeded_rng
 
 
 def build_run_report(

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 from pytest_codesearch.report.model import Breakdowns, CaseResult, GroupSummary, RunInfo
 from pytest_codesearch.report.table import AgentTable, summarize_group
-from pytest_codesearch.stats import seeded_rng
+from pytest_codesearch.report.stats import seeded_rng
 
 DIMENSIONS = ("complexity", "category", "goldset", "repo")
 """The case fields the report breaks down by, as keys of ``breakdowns``."""

@@ -21,7 +21,7 @@ import numpy.typing as npt
 from pytest_codesearch.report.headline import significant_leaders as significant_leaders
 from pytest_codesearch.report.model import Comparison, PowerCheck, RunInfo
 from pytest_codesearch.report.table import AgentTable
-from pytest_codesearch.stats import (
+from pytest_codesearch.report.stats import (
     DETECTABLE_DIFFERENCE,
     POWER,
     bootstrap_ci,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pytest_codesearch.report.mdtable import MISSING, table
+from pytest_codesearch.report.render.mdtable import MISSING, table
 from pytest_codesearch.report.model import AgentCost, CaseResult, RunReport
 
 COST_KEYS = ("cost_usd", "tokens_in", "tokens_out")

@@ -12,7 +12,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, PlainSerializer
 
-from pytest_codesearch.settings import DEFAULT_ALPHA, DEFAULT_BOOTSTRAP
+from pytest_codesearch.settings.model import DEFAULT_ALPHA, DEFAULT_BOOTSTRAP
 from pytest_codesearch.status import Status
 
 SCHEMA_VERSION = 1

@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 from pytest_codesearch.status import Status
 from pytest_codesearch.report.model import CaseResult, GroupSummary, LatencySummary, MetricSummary
-from pytest_codesearch.stats import bootstrap_ci_present, latency_percentiles, summarize_present
+from pytest_codesearch.report.stats import bootstrap_ci_present, latency_percentiles, summarize_present
 
 
 @dataclass(frozen=True)

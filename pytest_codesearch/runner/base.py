@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Protocol
 from pytest_codesearch.agents.contract import RetrievalResult
 
 if TYPE_CHECKING:
-    from pytest_codesearch.agents.sanity import CaseInfo
+    from pytest_codesearch.agents.builtin.sanity import CaseInfo
     from pytest_codesearch.repo.snapshot import Snapshot
 
 

@@ -15,7 +15,7 @@ from pytest_codesearch.runner.base import AgentError, AgentTimeout, Answers, Pre
 from pytest_codesearch.runner.deadline import DeadlineExceeded, deadline
 
 if TYPE_CHECKING:
-    from pytest_codesearch.agents.sanity import CaseInfo
+    from pytest_codesearch.agents.builtin.sanity import CaseInfo
     from pytest_codesearch.repo.snapshot import Snapshot
 
 T = TypeVar("T")

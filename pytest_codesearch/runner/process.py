@@ -23,7 +23,7 @@ from pytest_codesearch.runner.child_main import serve
 from pytest_codesearch.runner.recipe import AgentRecipe
 
 if TYPE_CHECKING:
-    from pytest_codesearch.agents.sanity import CaseInfo
+    from pytest_codesearch.agents.builtin.sanity import CaseInfo
     from pytest_codesearch.repo.snapshot import Snapshot
 
 PIPE_MARGIN_S = 0.1

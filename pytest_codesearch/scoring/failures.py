@@ -18,7 +18,7 @@ from collections.abc import Collection, Sequence
 from collections.abc import Set as AbstractSet
 from functools import lru_cache
 
-from pytest_codesearch.agents.tokenize import path_tokens, tokenize
+from pytest_codesearch.agents.index.tokenize import path_tokens, tokenize
 from pytest_codesearch.scoring.source import SourceFiles, SourceReader
 
 FAILURE_CATEGORIES = ("vocabulary_mismatch", "distractor_overlap", "specificity_gap", "other")

@@ -1,0 +1,1 @@
+"""The agents that ship with pytest-codesearch: search baselines, sanity checks and replay."""

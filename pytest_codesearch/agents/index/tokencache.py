@@ -1,0 +1,220 @@
+"""Token counts of file contents, keyed by git blob id and shared by the built-in agents of a process.
+
+A mined gold set searches a different commit in nearly every case, and consecutive commits share
+almost every blob, so the built-in agents tokenise each blob once per process, not once per snapshot
+(issue 4, "time travel at evaluation"). :class:`TokenCache` maps a blob id to the counts of its tokens
+as two int32 arrays (term ids into the cache's vocabulary, ascending, and their counts), or to None for a
+binary blob, and (blob id, path, path weight) to the counts of a document: the blob's tokens plus its
+path's. :func:`shared_token_cache` is the instance agents use unless given their own.
+
+Memory is bounded two ways:
+
+* entries are evicted least recently used first once their postings (distinct tokens, summed over
+  entries) pass ``max_postings``: 8 bytes a posting, so the default 8,000,000 is about 64 MB of arrays
+  (a 2,000-file repository of ordinary source holds about 600,000 per agent's path weight, and as
+  many for the blobs);
+* the vocabulary only grows while a process runs; when it passes ``max_terms`` at the start of an
+  index build (:meth:`TokenCache.trim`) the cache starts again with an empty vocabulary and no blobs.
+  Indexes built before keep the vocabulary they were built with.
+
+With a :attr:`TokenCache.store` (the plugin gives the shared cache one under ``--codesearch-cache-dir``),
+a blob missing from memory is looked up on disk before it is read and tokenised, and what is tokenised
+is written there (``tokenstore.py``): a second run, or another xdist worker, tokenises nothing again.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from pytest_codesearch.agents.index.postings import Document, IdArray
+from pytest_codesearch.agents.index.tokenize import count_tokens, path_tokens
+
+if TYPE_CHECKING:
+    from pytest_codesearch.agents.index.tokenstore import TokenStore
+
+_DocumentKey = tuple[str, str, int]
+
+SNIFF_BYTES = 8192
+"""A NUL byte among a file's first ``SNIFF_BYTES`` bytes marks it binary."""
+
+MAX_REPLACEMENT_RATIO = 0.3
+"""A file whose UTF-8 decoding is more than this fraction of U+FFFD characters is binary."""
+
+
+def decode_text(data: bytes) -> str | None:
+    """Return ``data`` decoded as UTF-8 (bad bytes replaced), or None when it looks binary.
+
+    Binary: a NUL byte in the first :data:`SNIFF_BYTES` bytes, or more than
+    :data:`MAX_REPLACEMENT_RATIO` of the decoded text being U+FFFD.
+    """
+    if b"\0" in data[:SNIFF_BYTES]:
+        return None
+    text = data.decode("utf-8", errors="replace")
+    if text.count("\ufffd") > MAX_REPLACEMENT_RATIO * len(text):
+        return None
+    return text
+
+
+@dataclass(frozen=True, eq=False)
+class BlobTokens:
+    """The tokens of one text blob: ascending term ids and how often each occurs."""
+
+    term_ids: IdArray
+    counts: IdArray
+
+
+class TokenCache:
+    """Token counts by blob id, and documents by (blob id, path, path weight), least recently used evicted.
+
+    ``tokenized`` counts the blobs tokenised so far (a blob read again after its eviction counts
+    again); tests use it to check that shared blobs are tokenised once.
+    """
+
+    def __init__(self, max_postings: int = 8_000_000, max_terms: int = 2_000_000) -> None:
+        if max_postings < 1 or max_terms < 1:
+            raise ValueError(f"TokenCache needs positive bounds, got {max_postings} and {max_terms}")
+        self.max_postings = max_postings
+        self.max_terms = max_terms
+        self.vocabulary: dict[str, int] = {}
+        self.tokenized = 0
+        self.store: TokenStore | None = None
+        """Where token counts persist across processes (``tokenstore.py``); None: in memory only."""
+        self._blobs: OrderedDict[str, BlobTokens | None] = OrderedDict()
+        self._documents: OrderedDict[_DocumentKey, Document] = OrderedDict()
+        self._postings = 0
+
+    def __len__(self) -> int:
+        """Return the number of blobs cached (binary ones included)."""
+        return len(self._blobs)
+
+    @property
+    def documents(self) -> int:
+        """Return the number of documents cached."""
+        return len(self._documents)
+
+    @property
+    def postings(self) -> int:
+        """Return the number of (blob, term) counts held: the figure ``max_postings`` bounds."""
+        return self._postings
+
+    def __contains__(self, blob_id: object) -> bool:
+        return blob_id in self._blobs
+
+    def trim(self) -> None:
+        """Start afresh (new vocabulary, no blobs) if the vocabulary outgrew ``max_terms``."""
+        if len(self.vocabulary) > self.max_terms:
+            self.vocabulary = {}
+            self._blobs.clear()
+            self._documents.clear()
+            self._postings = 0
+
+    def tokens(self, blob_id: str, load: Callable[[], bytes | None]) -> BlobTokens | None:
+        """Return the tokens of ``blob_id``, calling ``load`` for its content only on first use.
+
+        None means the blob is binary (remembered) or ``load`` returned None (not remembered: the
+        content may be readable later).
+        """
+        if blob_id in self._blobs:
+            self._blobs.move_to_end(blob_id)
+            return self._blobs[blob_id]
+        stored = None if self.store is None else self.store.load(blob_id)
+        if stored is not None:
+            found = None if stored.binary else self._arrays(stored.tokens, stored.counts)
+            self._remember(blob_id, found)
+            return found
+        data = load()
+        if data is None:
+            return None
+        text = decode_text(data)
+        if text is None and self.store is not None:
+            self.store.save(blob_id, None)
+        found = None if text is None else self._count(text, blob_id)
+        self._remember(blob_id, found)
+        return found
+
+    def document(
+        self, blob_id: str, path: str, path_weight: int, load: Callable[[], bytes | None]
+    ) -> Document | None:
+        """Return the term ids and counts of the file ``path`` holding ``blob_id`` (see :func:`document_arrays`).
+
+        None when the blob is binary or cannot be read (see :meth:`tokens`).
+        """
+        key = (blob_id, path, path_weight)
+        found = self._documents.get(key)
+        if found is not None:
+            self._documents.move_to_end(key)
+            return found
+        text = self.tokens(blob_id, load)
+        if text is None:
+            return None
+        found = document_arrays(self, text, path, path_weight)
+        self._documents[key] = found
+        self._postings += len(found[0])
+        self._evict()
+        return found
+
+    def term_ids(self, tokens: Iterable[str]) -> list[int]:
+        """Return the id of each token, adding new tokens to the vocabulary."""
+        vocabulary = self.vocabulary
+        return [vocabulary.setdefault(token, len(vocabulary)) for token in tokens]
+
+    def _count(self, text: str, blob_id: str) -> BlobTokens:
+        self.tokenized += 1
+        counts = count_tokens(text)
+        values = np.fromiter(counts.values(), dtype=np.int32, count=len(counts))
+        if self.store is not None:
+            self.store.save(blob_id, list(counts), values)
+        return self._arrays(counts, values)
+
+    def _arrays(self, tokens: Iterable[str], values: IdArray) -> BlobTokens:
+        """Return the tokens as term ids, ascending, with their counts ``values``."""
+        ids = np.array(self.term_ids(tokens), dtype=np.int32)
+        order = np.argsort(ids)
+        return BlobTokens(ids[order], values[order])
+
+    def _remember(self, blob_id: str, found: BlobTokens | None) -> None:
+        self._blobs[blob_id] = found
+        self._postings += 0 if found is None else len(found.term_ids)
+        self._evict()
+
+    def _evict(self) -> None:
+        """Drop documents, then blobs, least recently used first, until the postings fit (keeping one)."""
+        while self._postings > self.max_postings and len(self._documents) > 1:
+            self._postings -= len(self._documents.popitem(last=False)[1][0])
+        while self._postings > self.max_postings and len(self._blobs) > 1:
+            evicted = self._blobs.popitem(last=False)[1]
+            self._postings -= 0 if evicted is None else len(evicted.term_ids)
+
+
+def document_arrays(cache: TokenCache, text: BlobTokens, path: str, path_weight: int) -> Document:
+    """Return the term ids (ascending) and counts of a document: ``text`` plus its path's tokens.
+
+    Each token of ``path`` counts ``path_weight`` times, so the result matches
+    ``document_counts(path, text, path_weight)`` in :mod:`~pytest_codesearch.agents.index.corpus`.
+    """
+    tokens = path_tokens(path) if path_weight > 0 else []
+    if not tokens:
+        return text.term_ids, text.counts
+    unique, times = np.unique(np.array(cache.term_ids(tokens), dtype=np.int32), return_counts=True)
+    extra = (times * path_weight).astype(np.int32)
+    ids, counts = text.term_ids, text.counts
+    at = np.searchsorted(ids, unique)
+    found = at < len(ids)
+    found[found] = ids[at[found]] == unique[found]
+    counts = counts.copy()
+    counts[at[found]] += extra[found]
+    missing = ~found
+    return np.insert(ids, at[missing], unique[missing]), np.insert(counts, at[missing], extra[missing])
+
+
+_SHARED = TokenCache()
+
+
+def shared_token_cache() -> TokenCache:
+    """Return the process-wide cache the built-in agents share by default."""
+    return _SHARED

@@ -1,0 +1,1 @@
+"""Every ``pytest --codesearch-X`` that runs no case: validate, generate, convert, history, merge."""

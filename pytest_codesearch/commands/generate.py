@@ -1,0 +1,89 @@
+"""``pytest --codesearch-generate``: mine a repository's history into a gold set, then stop."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+import pytest
+
+from pytest_codesearch.mining.filters import FilterConfig
+from pytest_codesearch.mining.generate import MiningError, MiningStats, format_stats, generate_goldset
+from pytest_codesearch.mining.progress import ProgressEvent
+from pytest_codesearch.settings.model import Settings
+
+
+def run_generate(config: pytest.Config, settings: Settings, filters: FilterConfig | None) -> int:
+    """Mine the history the settings name, with the YAML file's filters; print progress and the kept/dropped table.
+
+    ``settings.repo`` (default: the invocation directory), ``settings.rev`` and ``settings.output`` (default
+    ``goldsets/<name>.jsonl``, the name being ``settings.name`` or the repository's folder name).
+    """
+    here = config.invocation_params.dir
+    repo = settings.repo or here
+    output = settings.output or here / "goldsets" / f"{settings.name or repo.resolve().name}.jsonl"
+    printer = ProgressPrinter(sys.stdout)
+    try:
+        stats = generate_goldset(
+            repo, output, filters or FilterConfig(), rev=settings.rev, transform=_hook_transform(config),
+            progress=printer, name=settings.name, lines=settings.generate_lines,
+        )
+    except MiningError as exc:
+        printer.finish()
+        raise pytest.UsageError(str(exc)) from None
+    printer.finish()
+    sys.stdout.write(format_stats(stats) + "\n" + _next_step(stats, here) + "\n")
+    return 0
+
+
+def _hook_transform(config: pytest.Config) -> Any:
+    """Return a query transform calling ``pytest_codesearch_transform_query``, or None when nobody implements it."""
+    hook = config.pluginmanager.hook.pytest_codesearch_transform_query
+    if not hook.get_hookimpls():
+        return None
+
+    def transform(query: str, commit: Any) -> str | None:
+        result: str | None = hook(query=query, commit=commit, config=config)
+        return result
+
+    return transform
+
+
+def _next_step(stats: MiningStats, here: Path) -> str:
+    try:
+        shown = stats.output.relative_to(here)
+    except ValueError:
+        shown = stats.output
+    return f"run it: pytest --codesearch-agent=bm25 {shown}"
+
+
+class ProgressPrinter:
+    """Shows commits seen, kept and the rate: one rewritten line on a terminal, a line every 5 s otherwise."""
+
+    def __init__(self, stream: TextIO, every_s: float = 5.0) -> None:
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.every_s = every_s
+        self._last_line_at = 0.0
+        self._open = False
+
+    def __call__(self, event: ProgressEvent) -> None:
+        """Print one progress report (throttled when the output is not a terminal)."""
+        text = (
+            f"mining: {event.walked:,} commits seen, {event.kept:,} kept, {event.dropped:,} dropped, "
+            f"{event.rate:,.0f} commits/s"
+        )
+        if self.tty:
+            self.stream.write("\r" + text)
+            self._open = True
+        elif event.done or event.elapsed_s - self._last_line_at >= self.every_s:
+            self.stream.write(text + "\n")
+            self._last_line_at = event.elapsed_s
+        self.stream.flush()
+
+    def finish(self) -> None:
+        """End the rewritten progress line."""
+        if self._open:
+            self.stream.write("\n")
+            self._open = False

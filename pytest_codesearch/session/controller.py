@@ -1,0 +1,273 @@
+"""The controller's side of a run: records from test reports go to the journal; the end writes the report."""
+
+from __future__ import annotations
+
+import platform
+import sys
+import time
+from datetime import datetime, timezone
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+import pytest
+
+from pytest_codesearch.keys import CASE_ATTRIBUTE, INVALID_ATTRIBUTE, JOURNAL_NAME
+from pytest_codesearch.report.cost import cost_lines
+from pytest_codesearch.runs.finish import build_report
+from pytest_codesearch.report.render.formats import write_reports
+from pytest_codesearch.runs.journal import JournalEnd, JournalHeader, JournalWriter, RunRecords
+from pytest_codesearch.report.model import AgentInfo, CaseResult, InvalidEntry, RunInfo, RunReport
+from pytest_codesearch.report.render.terminal import render_terminal
+from pytest_codesearch.repo.prune import pruning_note
+from pytest_codesearch.runs.resume import file_digest
+from pytest_codesearch.session.run_end import RunEnd
+from pytest_codesearch.runner.inprocess import timing_overhead_ns
+from pytest_codesearch.scoring import metric_names, optional_metric_names
+from pytest_codesearch.session.state import RunState
+from pytest_codesearch.status import Status
+
+_PACKAGES = ("pytest", "pytest-codesearch", "pytest-xdist", "pytest-timeout", "pygit2", "numpy", "rank-bm25")
+
+
+class RunCollector:
+    """Registered on the controller (or the only process): journals records and writes the report."""
+
+    def __init__(self, config: pytest.Config, state: RunState) -> None:
+        self.config = config
+        self.state = state
+        settings = state.settings
+        header = JournalHeader(
+            run=self._run_info(),
+            metric_names=metric_names(settings.ks, settings.f_beta is not None),
+            optional_metric_names=optional_metric_names(settings.ks),
+            headline=list(settings.headline) or None,
+        )
+        self.records = RunRecords(header)
+        self.journal: JournalWriter | None = None
+        self._journal_pending = False
+        self.report: RunReport | None = None
+        self.write_error: str | None = None
+        self.end = RunEnd(config, state)  # history, partial runs, gates, TREC, CI outputs
+        self.started = time.time()
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        """Take the resumed cases; the journal opens once collection says where the report goes."""
+        if self.config.option.collectonly:
+            return
+        self.end.junit_properties()
+        self._journal_pending = True
+        for case in self.state.resumed.values():  # --codesearch-resume: the earlier run's completed cases
+            self.records.cases[case.nodeid] = case
+
+    def _open_journal(self) -> None:
+        """Open the journal where this run's report goes (``partial/`` for a partial rerun, so the last
+        full run's journal is kept) and write what arrived before it."""
+        self._journal_pending = False
+        target = self.end.report_dir(self.records)
+        try:
+            self.journal = JournalWriter(target / JOURNAL_NAME, self.records.header)
+        except OSError as exc:
+            self._cannot_write(exc)
+            return
+        self.journal.collected(sorted(self.records.collected))
+        if self.records.goldsets:
+            self.journal.goldsets(self.records.goldsets)
+        for case in self.records.cases.values():
+            self.journal.case(case.model_dump_json())
+        for entry in self.records.invalid:
+            self.journal.invalid(entry.model_dump_json())
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """Remember every case collected in this process, the universe for 'not run'."""
+        self._collected([i.nodeid for i in session.items if _is_case_item(i)])
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        """Under xdist the controller collects nothing: the workers' node ids are the universe."""
+        self._collected([i for i in ids if _looks_like_case(i)])
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Journal the case record a call report carries; a crashed worker's case becomes ``crashed``."""
+        record = getattr(report, CASE_ATTRIBUTE, None)
+        if record is not None:
+            local = self.state.local_results.pop(report.nodeid, None)
+            self._case(local if local is not None else CaseResult.model_validate_json(record), record)
+        invalid = getattr(report, INVALID_ATTRIBUTE, None)
+        if invalid is not None and report.when == "call":
+            self.records.invalid.append(InvalidEntry.model_validate_json(invalid))
+            if self.journal is not None:
+                self.journal.invalid(invalid)
+        # pytest-xdist reports a crashed worker's case with when == "???" and nothing of ours on it
+        crashed = str(report.when) == "???" and report.nodeid in self.records.collected
+        if crashed and report.nodeid not in self.records.cases:
+            case = _crashed_case(report)
+            self._case(case, case.model_dump_json())
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        """End the journal, build the report from its records and write the report files (also after Ctrl-C)."""
+        if self.config.option.collectonly:
+            return
+        if self._journal_pending:  # nothing was collected (a collection error, no gold set)
+            self._open_journal()
+        end = JournalEnd(finished_at=_now(), exit_status=int(exitstatus))
+        self.records.end = end
+        if self.journal is not None:
+            self.journal.end(end)
+        self.report = build_report(self.records)
+        try:
+            write_reports(self.report, self.end.report_dir(self.records), self.state.settings.formats)
+        except OSError as exc:  # an unwritable report directory must not end in an internal error
+            self._cannot_write(exc)
+        if self.write_error is not None and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        if self.state.settings.shard is not None and session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
+            session.exitstatus = pytest.ExitCode.OK  # a shard may hold nothing: the matrix job still passes
+        if self.state.resumed and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
+            # the resumed cases count as run: the exit status is the uninterrupted run's
+            failed = any(c.status.failed for c in self.state.resumed.values())
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED if failed else pytest.ExitCode.OK
+        self.end.finish(self.records, self.report, session)  # gates see the exit status set above
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        """Close the journal of a session that ended before it finished (a usage error at start)."""
+        if self.journal is not None:
+            self.journal.close()
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        """Print the agents side by side with the best of each column marked."""
+        if self.report is None:
+            return
+        terminalreporter.section("codesearch")
+        if self.write_error is not None:
+            terminalreporter.write_line(self.write_error, red=True)
+        width = self.config.get_terminal_writer().fullwidth
+        for line in render_terminal(self.report, None, width) + cost_lines(self.report) + _advice(self.report):
+            terminalreporter.write_line(line)
+        results = self.report.cases
+        cases = len({(c.goldset, c.id) for c in results})
+        agents = len({c.agent for c in results})
+        terminalreporter.write_line(
+            f"codesearch: {len(results)} results ({_plural(cases, 'case')} x {_plural(agents, 'agent')}), "
+            f"seed {self.state.seed}; report in {self.state.settings.report_dir}"
+        )
+        for line in self.end.lines:
+            terminalreporter.write_line(line, red=line in self.end.failures)
+        note = pruning_note(self.state.snapshots.cache_dir, self.started, self.state.settings.cache_size)
+        if note is not None:
+            terminalreporter.write_line(note)
+
+    def _collected(self, nodeids: list[str]) -> None:
+        new = [n for n in nodeids if n not in self.records.collected]
+        self.records.collected.update(new)
+        goldsets = {n.partition("::")[0] for n in new} - set(self.records.goldsets)
+        digests = {g: d for g in sorted(goldsets) if (d := file_digest(self.config.rootpath / g)) is not None}
+        self.records.goldsets.update(digests)
+        if self._journal_pending:
+            self._open_journal()
+        elif self.journal is not None:
+            if new:
+                self.journal.collected(new)
+            if digests:
+                self.journal.goldsets(digests)
+
+    def _case(self, case: CaseResult, record_json: str) -> None:
+        self.records.cases[case.nodeid] = case
+        if self.journal is not None:
+            self.journal.case(record_json)
+
+    def _cannot_write(self, exc: OSError) -> None:
+        where = exc.filename or self.state.settings.report_dir
+        self.write_error = f"codesearch: cannot write the report to {where}: {exc.strerror or exc}"
+
+    def _run_info(self) -> RunInfo:
+        settings = self.state.settings
+        started = _now()
+        return RunInfo(
+            seed=self.state.seed,
+            runs=settings.runs,
+            k=settings.k,
+            ks=list(settings.ks),
+            started_at=started,
+            finished_at=started,
+            versions=_versions(),
+            goldsets=[],
+            agents={
+                c.name: AgentInfo(fixture=c.spec.factory.__name__, source=c.spec.source, param=c.param_repr)
+                for c in self.state.choices
+            },
+            workers=_workers(self.config),
+            exit_status=None,
+            bootstrap=settings.bootstrap,
+            alpha=settings.alpha,
+            f_beta=settings.f_beta,
+            warmup=settings.warmup,
+            timer_resolution_ns=time.get_clock_info("perf_counter").resolution * 1e9,
+            timing_overhead_ns=timing_overhead_ns(),
+        )
+
+
+def _advice(report: RunReport) -> list[str]:
+    """Return the recommendations (best quality, fastest, best balance) when agents are compared."""
+    if len(report.agents) < 2:
+        return []
+    from pytest_codesearch.report.recommend import describe, recommend
+
+    return describe(recommend(report).picks())
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def _looks_like_case(nodeid: str) -> bool:
+    """Return True for ``goldset::case[agent]`` ids (with the ``@group`` suffix --dist loadgroup adds)."""
+    _, sep, rest = nodeid.partition("::")
+    return bool(sep) and rest.split("@", 1)[0].endswith("]")
+
+
+def _is_case_item(item: pytest.Item) -> bool:
+    return item.nodeid.endswith("]") and hasattr(item, "spec")
+
+
+def _crashed_case(report: pytest.TestReport) -> CaseResult:
+    """Rebuild what a crash report allows: the node id names gold set, case and agent."""
+    goldset, _, rest = report.nodeid.partition("::")
+    rest = rest.split("]@", 1)[0].removesuffix("]")  # drop the "@group" suffix of --dist loadgroup
+    case_id, _, agent = rest.partition("[")
+    return CaseResult(
+        id=case_id,
+        goldset=goldset,
+        agent=agent,
+        query="",
+        nodeid=report.nodeid,
+        ground_truth=[],
+        relevance={},
+        retrieved=[],
+        status=Status.CRASHED,
+        latency_ms=None,
+        latencies_ms=[],
+        index_ms=None,
+        metrics={},
+        error="the worker process running this case crashed",
+    )
+
+
+def _workers(config: pytest.Config) -> int:
+    if config.pluginmanager.hasplugin("xdist") and getattr(config.option, "dist", "no") != "no":
+        return max(1, int(getattr(config.option, "numprocesses", 0) or 0))
+    return 1
+
+
+def _versions() -> dict[str, str]:
+    found = {"python": platform.python_version(), "platform": sys.platform}
+    for package in _PACKAGES:
+        try:
+            found[package] = version(package)
+        except PackageNotFoundError:
+            continue
+    return found
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")

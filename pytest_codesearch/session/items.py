@@ -1,0 +1,335 @@
+"""Collection nodes: a gold-set file, its (case x agent) items, and items for broken entries."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import hashlib
+import math
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import pytest_codesearch
+from pytest_codesearch.evaluate import CaseError, CaseSpec, EvalSettings, evaluate_case
+from pytest_codesearch.gcpause import paused_gc
+from pytest_codesearch.goldset import formats
+from pytest_codesearch.goldset.io import format_error
+from pytest_codesearch.keys import POOL_FIXTURE
+from pytest_codesearch.repo.remote import RemoteCache, default_cache_dir
+from pytest_codesearch.repo.resolve import default_repo, resolve_repo
+from pytest_codesearch.report.model import CaseResult, InvalidEntry
+from pytest_codesearch.runner.base import AgentCrashed, AgentError, AgentTimeout
+from pytest_codesearch.settings.model import Settings
+from pytest_codesearch.session.state import STATE, RunState
+
+CASE_RESULT = pytest.StashKey[CaseResult]()
+"""The record of a CaseItem's call phase (absent until it ran)."""
+
+_HIDDEN_DIRS = (os.path.dirname(pytest_codesearch.__file__), os.path.dirname(asyncio.__file__))
+
+
+def _codesearch_case(_codesearch_pool: Any) -> None:
+    """Stand-in test function: CaseItem.runtest does the work; this only names the fixture it needs."""
+
+
+class GoldsetFile(pytest.File):
+    """A gold-set file: one item per (case x selected agent), one failing item per broken entry."""
+
+    def collect(self) -> list[pytest.Item]:
+        """Return the file's items in file order; run order is set later from the seed.
+
+        The garbage collector pauses meanwhile: the cases and items made here all live until the end
+        of the session (``pytest_collection_finish`` freezes them), and a 10,000-case file made it walk
+        the growing heap five times.
+        """
+        with paused_gc():
+            return list(self._items())
+
+    def _items(self) -> Iterator[pytest.Item]:
+        state = self.config.stash[STATE]
+        options = read_options(state.settings)
+        loaded = formats.load(self.path, options)
+        display = self.display_path()
+        state.goldset_cases[display] = len(loaded.cases)
+        if loaded.error is not None:
+            yield BrokenEntryItem.from_parent(
+                self, name="goldset-file", goldset=display, line=0, error=loaded.error, case_id=None
+            )
+        repo, repo_error = default_repo(self.path, loaded.metadata.repo, display, options.repos, options.remotes)
+        base = loaded.metadata.base_commit
+        fixtureinfo = None
+        for entry in loaded.entries:
+            if entry.case is None:
+                yield BrokenEntryItem.from_parent(
+                    self,
+                    name=f"line-{entry.line}",
+                    goldset=display,
+                    line=entry.line,
+                    error=entry.error or "invalid case",
+                    case_id=entry.case_id,
+                )
+                continue
+            case = entry.case
+            commit = case.base_commit if case.base_commit is not None else base
+            case_repo, case_error = (repo, repo_error) if case.repo is None else resolve_repo(
+                case.repo, self.path, options.repos, remotes=options.remotes, commit=commit
+            )
+            spec = CaseSpec(
+                goldset=display,
+                line=entry.line,
+                case=case,
+                repo=case_repo,
+                base_commit=commit,
+                repo_error=case_error,
+                match=loaded.metadata.match or "exact",
+            )
+            for choice in state.choices:
+                item = CaseItem.from_parent(
+                    self, name=f"{case.id}[{choice.name}]", callobj=_codesearch_case, spec=spec, choice=choice,
+                    fixtureinfo=fixtureinfo,
+                )
+                # every item of the file needs the same fixtures: resolve them once, not per item
+                fixtureinfo = fixtureinfo or getattr(item, "_fixtureinfo", None)
+                yield item
+
+    def display_path(self) -> str:
+        """Return the file's path relative to the rootdir, as in node ids."""
+        try:
+            return self.path.relative_to(self.config.rootpath).as_posix()
+        except ValueError:
+            return self.path.as_posix()
+
+
+class CaseItem(pytest.Function):
+    """One case run against one agent: passes when the agent answered, whatever the score."""
+
+    def __init__(self, *, spec: CaseSpec, choice: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        _restructure_node_id(self)
+        self.spec = spec
+        self.choice = choice
+        case = spec.case
+        self.extra_keyword_matches.update(
+            k for k in (choice.name, choice.spec.name, case.complexity, case.category, *case.tags) if k
+        )
+        self.extra_keyword_matches.update(_repo_keywords(spec.repo, case.repo))
+        self.add_marker("codesearch")
+        # --dist loadgroup then runs all cases of one snapshot on one worker: it is listed and indexed once.
+        self.add_marker(_group_mark(snapshot_group(spec)))
+
+    # pytest-xdist 3.8's --dist loadgroup appends "@<group>" to a node id by assigning item._nodeid, which
+    # pytest 9.2 no longer reads (node ids became structured values), so groups were silently ignored:
+    # https://github.com/pytest-dev/pytest-xdist/issues/1386. Route that assignment to the id pytest reads.
+    # Older pytest keeps its id in _nodeid itself, which this property stores in _id and reads back.
+    # (setattr: _id is a NodeId slot in pytest 9.2, a plain string here before.)
+    @property
+    def _nodeid(self) -> str:
+        return str(self._id)
+
+    @_nodeid.setter
+    def _nodeid(self, value: str) -> None:
+        parse = getattr(type(getattr(self, "_id", None)), "parse", None)
+        setattr(self, "_id", parse(value) if callable(parse) else value)
+
+    def runtest(self) -> None:
+        """Run the case, keep its record, publish its figures, and fail if the agent raised."""
+        state: RunState = self.config.stash[STATE]
+        outcome = evaluate_case(
+            self.spec,
+            self.choice,
+            self.funcargs[POOL_FIXTURE],  # type: ignore[arg-type]
+            state.snapshots,
+            _eval_settings(self.config, state),
+            nodeid=self.nodeid,
+            worker=state.worker_id,
+        )
+        self.stash[CASE_RESULT] = outcome.result
+        self.user_properties.extend(_properties(outcome.result))
+        if outcome.failure is not None:
+            raise outcome.failure
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
+        """Show the agent's own traceback, or our one-line message for a case that cannot run."""
+        failure = excinfo.value
+        if isinstance(failure, CaseError):
+            return f"{self.spec.goldset}:{self.spec.line}: {failure}"
+        if isinstance(failure, (AgentTimeout, AgentCrashed)):
+            return f"agent {self.choice.name!r}, case {self.spec.case.id!r}: {failure}"
+        if isinstance(failure, AgentError) and hasattr(failure.__cause__, "traceback_text"):
+            text = getattr(failure.__cause__, "traceback_text")
+            return f"{text}\nagent {self.choice.name!r} raised this {failure} in its child process (case {self.spec.case.id!r})"
+        if isinstance(failure, AgentError) and failure.__cause__ is not None:
+            cause = pytest.ExceptionInfo.from_exception(failure.__cause__)
+            style = self.config.getoption("tbstyle", "auto")
+            rep = cause.getrepr(style="long" if style == "auto" else style, tbfilter=_agent_frames)
+            rep.addsection("codesearch", f"agent {self.choice.name!r} raised this {failure} (case {self.spec.case.id!r})")
+            return rep
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        """Point reports at the case's line in the gold set."""
+        return self.path, self.spec.line - 1, self.name
+
+
+def read_options(settings: Settings) -> formats.ReadOptions:
+    """Return what readers need from the run's settings: the repository map, the clone cache, the entity truth."""
+    return formats.ReadOptions(
+        repos=dict(settings.repo_map), remotes=RemoteCache(default_cache_dir()), entity_truth=settings.entity_truth
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _repo_keywords(repo: Path | None, written: str | None) -> frozenset[str]:
+    """Return the names ``-k`` selects a case's repository by: ``repo`` as the gold set writes it
+    (``owner/name``, a relative path) and the name of the directory searched ``repo`` (cached: the cases
+    of a gold set mostly share both)."""
+    names = {Path(repo).name.removesuffix(".git")} if repo is not None else set()
+    if written and not Path(written).is_absolute():
+        names.add(written)
+    return frozenset(name for name in names if name)
+
+
+@functools.lru_cache(maxsize=4096)
+def _group_mark(group: str) -> pytest.MarkDecorator:
+    """Return the ``xdist_group`` marker of ``group``, made once and shared by the group's items (marks
+    are immutable)."""
+    return pytest.mark.xdist_group(name=group)
+
+
+def snapshot_group(spec: CaseSpec) -> str:
+    """Return the xdist group of the snapshot ``spec`` searches (see ``_snapshot_group``)."""
+    return _snapshot_group(spec.snapshot_key)
+
+
+@functools.lru_cache(maxsize=4096)
+def _snapshot_group(key: tuple[str, str]) -> str:
+    """Return the xdist group of the snapshot ``spec`` searches: ``<repo name>-<revision>-<digest>``.
+
+    Only letters, digits, ``_``, ``.`` and ``-`` appear (xdist reads the group back from the node id);
+    the digest of the full key tells apart repositories of the same name.
+    """
+    repo, revision = key
+    digest = hashlib.sha1(f"{repo}\0{revision}".encode(), usedforsecurity=False).hexdigest()[:8]
+    name = re.sub(r"[^\w.-]+", "_", Path(repo).name, flags=re.ASCII) or "repo"
+    revision = re.sub(r"[^\w.-]+", "_", revision[:12], flags=re.ASCII) or "worktree"
+    return f"{name}-{revision}-{digest}"
+
+
+_EVAL_SETTINGS = pytest.StashKey[EvalSettings]()
+
+
+def _eval_settings(config: pytest.Config, state: RunState) -> EvalSettings:
+    """Return how cases are run and scored, made once per session."""
+    made = config.stash.get(_EVAL_SETTINGS, None)
+    if made is None:
+        made = config.stash[_EVAL_SETTINGS] = _make_eval_settings(state)
+    return made
+
+
+def _make_eval_settings(state: RunState) -> EvalSettings:
+    s = state.settings
+    return EvalSettings(
+        runs=s.runs, ks=s.ks, k=s.k, seed=state.seed, f_beta=s.f_beta, timeout=s.timeout,
+        index_timeout=s.index_timeout, retries=s.retries, max_answer=s.max_answer, warmup=s.warmup,
+    )
+
+
+def _restructure_node_id(item: pytest.Item) -> None:
+    """Give ``case[agent]`` the structure pytest >= 9.2 gives parametrized ids, so --lf matches it.
+
+    pytest 9.2 keeps node ids as structured values and parses a saved ``name[params]`` into a name
+    and params; an item built by name alone would keep the bracket in its name and never match.
+    Older pytest keeps plain strings, which already match.
+    """
+    node_id = getattr(item, "_id", None)
+    parse = getattr(type(node_id), "parse", None)
+    if node_id is not None and callable(parse):
+        item._id = parse(str(node_id))
+
+
+def _agent_frames(excinfo: pytest.ExceptionInfo[BaseException]) -> Any:
+    """Keep the traceback entries of the agent's code, dropping the harness's and asyncio's."""
+    kept = [e for e in excinfo.traceback if not str(e.path).startswith(_HIDDEN_DIRS)]
+    return type(excinfo.traceback)(kept) if kept else excinfo.traceback
+
+
+def _properties(result: CaseResult) -> list[tuple[str, object]]:
+    """Return the scalar figures CI reads from JUnit XML, as JSON-native values."""
+    props: list[tuple[str, object]] = [_shared_pair("codesearch_status", result.status.value)]
+    props += [_metric_property(name, float(value)) for name, value in result.metrics.items()]
+    if result.latency_ms is not None:
+        props.append(("latency_ms", round(float(result.latency_ms), 3)))
+    if result.index_ms is not None:
+        props.append(("index_ms", round(float(result.index_ms), 3)))
+    props.append(_shared_pair("retrieved_count", len(result.retrieved)))
+    props.append(_shared_pair("invalid_paths", result.invalid_paths))
+    if result.attempts > 1:
+        props.append(("attempts", result.attempts))
+    if result.nondeterministic:
+        props.append(("nondeterministic", True))
+    return props
+
+
+def _metric_property(name: str, value: float) -> tuple[str, float]:
+    """Return the property ``(name, round(value, 6))``.
+
+    Metric values repeat (0.0, 1.0, 0.5, ...), so each pair is made once and shared by the items that
+    report it: rounding to digits is slow (it formats the float), and 30-odd new tuples per case kept
+    until the end of the run would make the garbage collector run several times as often. -0.0 is
+    made afresh, as the cache cannot tell it from 0.0.
+    """
+    if value == 0.0 and math.copysign(1.0, value) < 0.0:
+        return (name, value)
+    return _shared_property(name, value)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _shared_property(name: str, value: float) -> tuple[str, float]:
+    return (name, round(value, 6))
+
+
+@functools.lru_cache(maxsize=1 << 12, typed=True)
+def _shared_pair(name: str, value: object) -> tuple[str, object]:
+    """Return ``(name, value)``, one tuple per distinct pair (see ``_metric_property``)."""
+    return (name, value)
+
+
+class BrokenEntryItem(pytest.Item):
+    """A gold-set entry that cannot be read: it fails with file, line and field, the rest still runs."""
+
+    def __init__(
+        self, *, goldset: str, line: int, error: str, case_id: str | None, **kwargs: Any
+    ) -> None:
+        super().__init__(**kwargs)
+        self.entry = InvalidEntry(goldset=goldset, line=line, case_id=case_id, error=error)
+        self.message = format_error(goldset, line, error) if line else f"{goldset}: {error}"
+        if case_id:
+            self.extra_keyword_matches.add(case_id)
+        self.add_marker("codesearch")
+
+    def invalid_entry(self) -> InvalidEntry:
+        """Return the entry as the report records it."""
+        return self.entry
+
+    def runtest(self) -> None:
+        """Fail with the gold-set error."""
+        raise InvalidGoldsetEntry(self.message)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
+        """Show the error message alone, without our traceback."""
+        if isinstance(excinfo.value, InvalidGoldsetEntry):
+            return self.message
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        """Point reports at the gold-set file."""
+        return self.path, 0, self.name
+
+
+class InvalidGoldsetEntry(Exception):
+    """Raised by a BrokenEntryItem; carries the user-facing message."""

@@ -1,0 +1,39 @@
+"""What one pytest process knows about the benchmark run, kept in ``config.stash``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from pytest_codesearch.agents.registry import AgentChoice, AgentRegistry
+from pytest_codesearch.settings.model import Settings
+
+if TYPE_CHECKING:  # kept out of the import path: a run that selects no agent pays nothing for them
+    from pytest_codesearch.repo.snapshot import SnapshotStore
+
+
+@dataclass
+class RunState:
+    """The run's settings, its agents and the per-process snapshot cache."""
+
+    settings: Settings
+    registry: AgentRegistry
+    choices: list[AgentChoice]
+    seed: int
+    snapshots: SnapshotStore
+    worker_id: str | None
+    resumed: dict[str, Any] = field(default_factory=dict)
+    """Controller: records of the earlier run's completed cases (``--codesearch-resume``), by node id."""
+    skip: frozenset[str] = frozenset()
+    """Node ids (without xdist's ``@group``) that this process deselects because they are resumed."""
+    local_results: dict[str, Any] = field(default_factory=dict)
+    """Case records made in this process, by node id: the controller of a serial run takes them from
+    here instead of parsing the JSON its own reports carry (under xdist it parses)."""
+    goldset_cases: dict[str, int] = field(default_factory=dict)
+    """Valid cases of each gold-set file this process collected, by path relative to the rootdir: the
+    controller of a serial run counts a run's selection against them without reading the files again."""
+
+
+STATE = pytest.StashKey[RunState]()

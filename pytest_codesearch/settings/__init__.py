@@ -1,0 +1,1 @@
+"""The run's settings: the option table, value types, the YAML file and loading from a pytest config."""

@@ -1,0 +1,170 @@
+"""One settings object from the command line, the YAML benchmark file, the ini file and the defaults.
+
+Each source is a layer (option field -> the raw value and where it came from); for each option of the
+table the first layer that gives a value wins (command line > YAML > ini > default), and only that value
+is parsed, so an error names the source actually used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any, cast
+
+from pytest_codesearch.settings.options import (
+    DEFAULT_ALPHA,
+    DEFAULT_BOOTSTRAP,
+    DEFAULT_CACHE_BYTES,
+    DEFAULT_CACHE_DIR,
+    DEFAULT_INDEX_TIMEOUT,
+    DEFAULT_KS,
+    DEFAULT_REPORT_DIR,
+    DEFAULT_RUNS,
+    OPTIONS,
+    REPORT_FORMATS,
+)
+from pytest_codesearch.settings.types import Origin, SettingsError
+
+__all__ = [
+    "DEFAULT_ALPHA", "DEFAULT_BOOTSTRAP", "DEFAULT_CACHE_DIR", "DEFAULT_INDEX_TIMEOUT", "DEFAULT_KS",
+    "DEFAULT_REPORT_DIR", "DEFAULT_RUNS", "REPORT_FORMATS", "Given", "Layer", "Settings", "SettingsError",
+    "build_settings", "winner",
+]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the user asked of this run; one field per row of ``options.OPTIONS``."""
+
+    agents: tuple[str, ...]
+    seed: int | None
+    runs: int
+    k: int | None
+    ks: tuple[int, ...]
+    report_dir: Path
+    cache_dir: Path
+    cache_size: int | None = DEFAULT_CACHE_BYTES
+    """Bytes the snapshot cache may hold (None: unbounded); see ``repo/prune.py``."""
+    f_beta: float | None = None
+    bootstrap: int = DEFAULT_BOOTSTRAP
+    alpha: float = DEFAULT_ALPHA
+    timeout: float | None = None
+    """Seconds one ``retrieve`` call may take (None: no limit)."""
+    index_timeout: float = DEFAULT_INDEX_TIMEOUT
+    """Seconds one ``initialize`` call may take."""
+    isolate: str = "auto"
+    """Where agents run: ``none``, ``process`` or ``auto`` (see ``isolation``)."""
+    retries: int = 0
+    warmup: int = 0
+    shard: tuple[int, int] | None = None
+    """(I, N): run the I-th of N shards; None runs every item."""
+    merge: tuple[Path, ...] = ()
+    """Report directories whose journals ``--codesearch-merge`` merges."""
+    resume: bool = False
+    validate: bool = False
+    """``--codesearch-validate``: check the gold sets among the paths, run nothing."""
+    max_answer: int = 1000
+    randomize: bool = True
+    formats: tuple[str, ...] = REPORT_FORMATS
+    headline: tuple[str, ...] = ()
+    """Metric names shown as the headline; empty: chosen automatically."""
+    config_path: Path | None = None
+    generate: bool = False
+    repo: Path | None = None
+    rev: str = "HEAD"
+    output: Path | None = None
+    name: str | None = None
+    """The name mined case ids start with (None: the repository's folder name)."""
+    generate_lines: bool = True
+    """Mined cases record their line ranges, functions and modules."""
+    convert: Path | None = None
+    """``--codesearch-convert``: the gold set to write as native JSONL (None: run cases)."""
+    repo_map: tuple[tuple[str, Path], ...] = ()
+    """Repository names (``owner/name``, URLs) to local clones."""
+    predictions: Path | None = None
+    """The predictions the built-in ``replay`` agent answers with (None: it cannot be used)."""
+    entity_truth: str = "patch"
+    """SWE-bench entity truth: ``patch`` (derived) or ``dataset`` (the instance's ``edit_functions``)."""
+    limit: int | None = None
+    """Run only this many cases (None: all)."""
+    sample: str = "first"
+    """How the limited cases are picked: ``first`` or ``stratified``."""
+    no_save: bool = False
+    """Do not save the run under ``<cache_dir>/history/``."""
+    history: bool = False
+    compare: tuple[str, ...] = ()
+    """Saved runs ``--codesearch-compare`` compares (paths, ids, ``latest``, ``previous``)."""
+    fail_under: str | None = None
+    """Gate floors, e.g. ``ndcg@10=0.40`` (parsed by ``report.gates.parse_floors``)."""
+    baseline: str | None = None
+    fail_on: str | None = None
+    """Gate tolerances against the baseline, e.g. ``ndcg@10:-0.02`` (``report.gates.parse_tolerances``)."""
+    gate_any: bool = False
+    trec: Path | None = None
+    """Where TREC qrels and run files go (None: not written)."""
+
+    def __post_init__(self) -> None:
+        if self.sample == "stratified" and self.limit is None:
+            raise SettingsError("--codesearch-sample: stratified sampling needs --codesearch-limit N (how many cases)")
+
+    @property
+    def isolation(self) -> str:
+        """Return the isolation level the pool uses: ``auto`` means ``none`` unless a retrieval budget is set."""
+        if self.isolate == "auto" and self.timeout is None:
+            return "none"
+        return self.isolate
+
+    @property
+    def active(self) -> bool:
+        """Return True when at least one agent is selected: otherwise the plugin stays out of the way."""
+        return bool(self.agents)
+
+
+@dataclass(frozen=True)
+class Given:
+    """A raw value one source gives for one option, with where it came from."""
+
+    value: object
+    origin: Origin
+
+
+Layer = Mapping[str, Given]
+"""One source's values, by ``Settings`` field."""
+
+
+def _given(value: object) -> bool:
+    return value is not None and value != "" and value != [] and value != ()
+
+
+def winner(layers: Sequence[Layer], field: str) -> Given | None:
+    """Return the value the first layer gives for ``field`` (empty values do not count), or None."""
+    for layer in layers:
+        given = layer.get(field)
+        if given is not None and _given(given.value):
+            return given
+    return None
+
+
+def build_settings(layers: Sequence[Layer], invocation_dir: Path, rootdir: Path) -> Settings:
+    """Return validated settings: for each option the first layer's value, else its default.
+
+    Layers come in precedence order (command line, YAML file, ini file). A relative default path is
+    taken from ``invocation_dir`` or ``rootdir``, as its row says. Raises SettingsError naming the source.
+    """
+    values: dict[str, object] = {}
+    for option in OPTIONS:
+        given = winner(layers, option.field)
+        if given is None and option.default is None:
+            values[option.field] = None
+            continue
+        if given is None:
+            base = rootdir if option.default_base == "rootdir" else invocation_dir
+            given = Given(option.default, Origin(f"default of {option.field}", base, typed=True))
+        values[option.field] = option.type.parse(given.value, given.origin)
+    return Settings(**cast("dict[str, Any]", values))
+
+
+def settings_fields() -> tuple[str, ...]:
+    """Return the names of the ``Settings`` fields (for the test that keeps them equal to the table)."""
+    return tuple(f.name for f in fields(Settings))
