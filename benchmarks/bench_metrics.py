@@ -5,12 +5,11 @@ paths graded 1 to 3, each planted in the list with probability 0.6), then times,
 input in the same process:
 
 1. ``scoring.score_case`` called once per case (the path every benchmark item takes);
-2. ``scoring.batch.score_batch`` on all cases at once (the same numbers, vectorised);
-3. aggregation of every metric over all cases: mean, median, std and a 95% percentile bootstrap
+2. aggregation of every metric over all cases: mean, median, std and a 95% percentile bootstrap
    interval (``stats.summarize_present`` and ``stats.bootstrap_ci_present`` on the metric matrix
    directly, as ``report.table.summarize_metrics`` calls them; building CaseResult records is
    left out);
-4. ``pytrec_eval`` (RelevanceEvaluator construction plus evaluate) on P_1,5,10, recall_1,5,10,
+3. ``pytrec_eval`` (RelevanceEvaluator construction plus evaluate) on P_1,5,10, recall_1,5,10,
    success_1,5,10, ndcg_cut_1,5,10, recip_rank, map and Rprec.
 
 It checks that our scores equal pytrec_eval's, then prints the timings (CPU time of the process,
@@ -32,7 +31,6 @@ import numpy as np
 import pytrec_eval  # type: ignore[import-untyped, unused-ignore]
 
 from pytest_codesearch.scoring import metric_names, score_case
-from pytest_codesearch.scoring.batch import score_batch
 from pytest_codesearch.report.stats import bootstrap_ci_present, seeded_rng, summarize_present
 
 T = TypeVar("T")
@@ -105,7 +103,7 @@ def check_against_trec(
 
 
 def main() -> None:
-    """Parse options, run the four timings and print them with their ratios."""
+    """Parse options, run the three timings and print them with their ratios."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--cases", type=int, default=100_000)
     parser.add_argument("--depth", type=int, default=100)
@@ -124,9 +122,8 @@ def main() -> None:
           f"{len(names)} metrics; {args.resamples:,} bootstrap resamples")
 
     per_case, t_case = timed(lambda: [score_case(r, rel, ks=KS) for r, rel in zip(runs, relevances)])
-    (batch_names, matrix), t_batch = timed(lambda: score_batch(runs, relevances, ks=KS))
-    assert batch_names == names
-    equal = all(list(scores.values()) == row for scores, row in zip(per_case, matrix.tolist()))
+    matrix = np.array([list(scores.values()) for scores in per_case])
+    assert list(per_case[0]) == names
     _, t_aggregate = timed(lambda: aggregate(matrix, args.resamples, args.seed))
 
     qrels = {f"q{i}": rel for i, rel in enumerate(relevances)}
@@ -140,15 +137,10 @@ def main() -> None:
 
     per_query = 1e6 / args.cases
     print(f"score_case loop      {t_case:7.3f} s  ({t_case * per_query:5.1f} us/case)")
-    print(f"score_batch          {t_batch:7.3f} s  ({t_batch * per_query:5.1f} us/case)  "
-          f"equal to score_case: {equal}")
     print(f"aggregation + CI95   {t_aggregate:7.3f} s  (every metric: mean, median, std, bootstrap interval)")
     print(f"pytrec_eval          {t_trec:7.3f} s  ({t_trec * per_query:5.1f} us/case; "
           f"building its run dict took {t_convert:.3f} s more)  max |ours - trec| = {worst:.1e}")
     print(f"pytrec_eval / score_case loop   {t_trec / t_case:6.2f}x")
-    print(f"pytrec_eval / score_batch       {t_trec / t_batch:6.2f}x   (target >= 5x)")
-    total = t_batch + t_aggregate
-    print(f"score_batch + aggregation       {total:6.3f} s  (target < 3 s)")
     print(f"score_case loop + aggregation   {t_case + t_aggregate:6.3f} s")
 
 

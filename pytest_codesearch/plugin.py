@@ -17,14 +17,14 @@ from pytest_codesearch.keys import CASE_ATTRIBUTE, INVALID_ATTRIBUTE, POOL_FIXTU
 from pytest_codesearch.settings.options import OPTIONS
 from pytest_codesearch.settings.types import Names
 from pytest_codesearch.settings.model import Settings
-from pytest_codesearch.settings.load import LOADED, load_settings, shown
+from pytest_codesearch.settings.load import load_settings, shown
 from pytest_codesearch.session.state import STATE, RunState
 
 if TYPE_CHECKING:
     from pytest_codesearch.runner.pool import AgentPool
     from pytest_codesearch.session.items import GoldsetFile
 
-# The library (pydantic, numpy, pygit2, rank-bm25) is imported inside the hooks, only once an agent
+# The library (pydantic, numpy, pygit2) is imported inside the hooks, only once an agent
 # is selected: a pytest run that benchmarks nothing does not pay for it.
 GOLDSETS_SEEN = pytest.StashKey[int]()
 

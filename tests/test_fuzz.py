@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from pytest_codesearch.agents.adapter import coerce_result
 from pytest_codesearch.agents.contract import ContractError, RetrievalResult, Span
 from pytest_codesearch.agents.normalize import normalize_paths
-from pytest_codesearch.goldset.io import load_goldset
+from pytest_codesearch.goldset.formats import load
 from pytest_codesearch.scoring import score_case
 
 GOOD_LINES = [
@@ -63,7 +63,7 @@ def test_mutated_goldsets_load_with_readable_errors(data: st.DataObject, suffix:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / f"cases{suffix}"
         path.write_bytes(raw)
-        loaded = load_goldset(path)  # never raises
+        loaded = load(path)  # never raises
     for entry in loaded.entries:
         assert (entry.case is None) == (entry.error is not None)
         assert entry.line >= 1

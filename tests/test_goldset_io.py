@@ -12,10 +12,10 @@ from pytest_codesearch.goldset import (
     GoldSetMetadata,
     GroundTruthFile,
     TestCase,
-    dump_goldset_jsonl,
     format_error,
-    is_goldset,
-    load_goldset,
+    load,
+    reader_for,
+    write_goldset_jsonl,
 )
 
 GOOD = {"id": "c1", "query": "where is login handled", "ground_truth_files": ["src/auth.py"]}
@@ -94,14 +94,14 @@ def _write(tmp_path: Path, name: str, text: str | bytes) -> Path:
     ],
 )
 def test_broken_case_messages(tmp_path: Path, line: str, error: str) -> None:
-    loaded = load_goldset(_write(tmp_path, "set.jsonl", line + "\n"))
+    loaded = load(_write(tmp_path, "set.jsonl", line + "\n"))
     assert loaded.error is None
     assert [(entry.line, entry.error, entry.case) for entry in loaded.entries] == [(1, error, None)]
 
 
 def test_broken_case_keeps_its_id_when_readable(tmp_path: Path) -> None:
     lines = [_line(id="nan-case")[:-1] + ', "s": NaN}', _line(id="bad-gt", ground_truth_files=[]), _line(id="x y")]
-    loaded = load_goldset(_write(tmp_path, "set.jsonl", "\n".join(lines)))
+    loaded = load(_write(tmp_path, "set.jsonl", "\n".join(lines)))
     assert [entry.case_id for entry in loaded.entries] == ["nan-case", "bad-gt", None]
 
 
@@ -116,7 +116,7 @@ def test_one_bad_line_in_the_middle_leaves_the_others(tmp_path: Path) -> None:
             _line(id="last"),
         ]
     )
-    loaded = load_goldset(_write(tmp_path, "set.jsonl", text))
+    loaded = load(_write(tmp_path, "set.jsonl", text))
     assert loaded.error is None
     assert loaded.metadata.base_commit == "v1.0" and loaded.metadata.model_extra == {"owner": "qa"}
     assert [(entry.line, entry.case_id) for entry in loaded.entries] == [(2, "first"), (4, None), (6, "last")]
@@ -126,14 +126,14 @@ def test_one_bad_line_in_the_middle_leaves_the_others(tmp_path: Path) -> None:
 
 def test_duplicate_id_is_broken_and_names_the_first_line(tmp_path: Path) -> None:
     text = "\n".join([_line(id="a"), _line(id="b"), _line(id="a", query="other")])
-    entries = load_goldset(_write(tmp_path, "set.jsonl", text)).entries
+    entries = load(_write(tmp_path, "set.jsonl", text)).entries
     assert (entries[2].line, entries[2].error, entries[2].case_id) == (3, "id: duplicate of line 1", None)
     assert entries[0].case is not None and entries[0].case.query == GOOD["query"]
 
 
 def test_metadata_problems_are_file_errors(tmp_path: Path) -> None:
     text = '{"metadata": {"repo": 3}, "metdata": {}}\n' + _line() + "\n"
-    loaded = load_goldset(_write(tmp_path, "set.jsonl", text))
+    loaded = load(_write(tmp_path, "set.jsonl", text))
     assert loaded.error == (
         "line 1: metdata: unknown field (did you mean 'metadata'?); line 1: metadata.repo: must be a string"
     )
@@ -142,21 +142,21 @@ def test_metadata_problems_are_file_errors(tmp_path: Path) -> None:
 
 def test_metadata_after_the_first_line_is_broken(tmp_path: Path) -> None:
     text = _line() + '\n{"metadata": {"name": "late"}}\n'
-    entries = load_goldset(_write(tmp_path, "set.jsonl", text)).entries
+    entries = load(_write(tmp_path, "set.jsonl", text)).entries
     assert entries[1].error == "metadata: only the first line of the file may hold metadata"
 
 
 def test_non_utf8_names_the_byte_offset(tmp_path: Path) -> None:
     good = _line(id="good").encode()
     bad = b'{"id": "bad", "query": "caf\xe9", "ground_truth_files": ["a.py"]}'
-    jsonl = load_goldset(_write(tmp_path, "set.jsonl", good + b"\n" + bad + b"\n"))
+    jsonl = load(_write(tmp_path, "set.jsonl", good + b"\n" + bad + b"\n"))
     offset = len(good) + 1 + bad.index(b"\xe9")
     assert jsonl.error == (
         f"line 2: not valid UTF-8 at byte offset {offset} (invalid continuation byte); save the file as UTF-8"
     )
     assert [case.id for case in jsonl.cases] == ["good"]
     document = b'{"test_cases": [\n' + bad + b"]}"
-    loaded = load_goldset(_write(tmp_path, "set.json", document))
+    loaded = load(_write(tmp_path, "set.json", document))
     offset = document.index(b"\xe9")
     assert loaded.error == (
         f"line 2: not valid UTF-8 at byte offset {offset} (invalid continuation byte);"
@@ -166,7 +166,7 @@ def test_non_utf8_names_the_byte_offset(tmp_path: Path) -> None:
 
 
 def test_unreadable_file_is_a_file_error(tmp_path: Path) -> None:
-    loaded = load_goldset(tmp_path / "missing.jsonl")
+    loaded = load(tmp_path / "missing.jsonl")
     assert loaded.error == "cannot read: No such file or directory"
     assert loaded.entries == []
 
@@ -192,7 +192,7 @@ JSON_FORM = """\
 
 
 def test_json_form_gives_each_case_its_starting_line(tmp_path: Path) -> None:
-    loaded = load_goldset(_write(tmp_path, "set.json", JSON_FORM))
+    loaded = load(_write(tmp_path, "set.json", JSON_FORM))
     assert loaded.error is None
     assert loaded.metadata.repo == "../flask"
     assert [(entry.line, entry.case_id, entry.error) for entry in loaded.entries] == [
@@ -206,7 +206,7 @@ def test_json_form_gives_each_case_its_starting_line(tmp_path: Path) -> None:
 
 def test_json_form_syntax_error_names_line_and_column(tmp_path: Path) -> None:
     text = '{"test_cases": [\n  {"id": "a",\n   "query": "q" "ground_truth_files": []}\n]}\n'
-    loaded = load_goldset(_write(tmp_path, "set.json", text))
+    loaded = load(_write(tmp_path, "set.json", text))
     assert loaded.error == "line 3: invalid JSON: Expecting ',' delimiter (column 17)"
     assert loaded.entries == []
 
@@ -222,7 +222,7 @@ def test_json_form_syntax_error_names_line_and_column(tmp_path: Path) -> None:
     ],
 )
 def test_json_form_file_errors(tmp_path: Path, text: str, error: str) -> None:
-    loaded = load_goldset(_write(tmp_path, "set.json", text))
+    loaded = load(_write(tmp_path, "set.json", text))
     assert loaded.error is not None and loaded.error.startswith(error)
 
 
@@ -255,11 +255,11 @@ def test_format_error() -> None:
     ],
 )
 def test_detection(tmp_path: Path, name: str, content: str | bytes, expected: bool) -> None:
-    assert is_goldset(_write(tmp_path, name, content)) is expected
+    assert (reader_for(_write(tmp_path, name, content)) is not None) is expected
 
 
 def test_detection_of_missing_file(tmp_path: Path) -> None:
-    assert is_goldset(tmp_path / "gone.jsonl") is False
+    assert (reader_for(tmp_path / "gone.jsonl") is not None) is False
 
 
 def test_dump_and_load_round_trip(tmp_path: Path) -> None:
@@ -279,7 +279,7 @@ def test_dump_and_load_round_trip(tmp_path: Path) -> None:
         ),
     ]
     target = tmp_path / "out.jsonl"
-    dump_goldset_jsonl(target, metadata, cases)
+    write_goldset_jsonl(target, metadata, cases)
     lines = target.read_text(encoding="utf-8").splitlines()
     assert json.loads(lines[0]) == {"metadata": {"name": "demo", "base_commit": "abc123", "owner": "qa"}}
     assert json.loads(lines[1]) == {"id": "plain", "query": "where", "ground_truth_files": ["a.py"]}
@@ -287,16 +287,16 @@ def test_dump_and_load_round_trip(tmp_path: Path) -> None:
         "a.py",
         {"path": "b.py", "lines": [[1, 4]], "symbols": ["f"], "relevance": 3},
     ]
-    loaded = load_goldset(target)
+    loaded = load(target)
     assert (loaded.error, loaded.metadata, loaded.cases) == (None, metadata, cases)
-    assert is_goldset(target)
+    assert (reader_for(target) is not None)
     assert [p.name for p in tmp_path.iterdir()] == ["out.jsonl"]
 
 
 def test_dump_without_metadata_writes_only_cases(tmp_path: Path) -> None:
     target = tmp_path / "out.jsonl"
     target.write_text("old content\n", encoding="utf-8")
-    dump_goldset_jsonl(target, GoldSetMetadata(), [TestCase.model_validate(GOOD)])
+    write_goldset_jsonl(target, GoldSetMetadata(), [TestCase.model_validate(GOOD)])
     assert target.read_text(encoding="utf-8") == json.dumps(GOOD) + "\n"
 
 
@@ -304,5 +304,5 @@ def test_examples_in_the_format_guide_load(tmp_path: Path) -> None:
     guide = (Path(__file__).parent.parent / "docs" / "goldset-format.md").read_text(encoding="utf-8")
     jsonl, document = guide.split("```json\n")[1:3]
     for name, text in (("guide.jsonl", jsonl), ("guide.json", document)):
-        loaded = load_goldset(_write(tmp_path, name, text.split("```")[0]))
+        loaded = load(_write(tmp_path, name, text.split("```")[0]))
         assert loaded.error is None and [case.id for case in loaded.cases] == ["login-view", "hash-password"]

@@ -12,7 +12,8 @@ import pygit2
 import pytest
 from gitrepo import GITLINK, SYMLINK, Entry, branch, commit, init_repo, signature
 
-from pytest_codesearch.goldset.io import case_to_json, load_goldset
+from pytest_codesearch.goldset.formats import load
+from pytest_codesearch.goldset.writer import case_to_json
 from pytest_codesearch.goldset.model import TestCase
 from pytest_codesearch.mining.filters import FilterConfig
 from pytest_codesearch.mining.generate import MiningStats, ProgressEvent, format_stats, generate_goldset
@@ -204,11 +205,11 @@ def test_cases_record_commit_message_category_rule_and_source(project: tuple[Pat
 def test_output_loads_as_a_valid_goldset_with_metadata(project: tuple[Path, dict[str, str]], mined: Any) -> None:
     path, ids = project
     stats, _, metadata = mined
-    loaded = load_goldset(stats.output)
+    loaded = load(stats.output)
     assert loaded.error is None
     assert [entry.error for entry in loaded.entries] == [None] * 7
     assert loaded.cases[0].query_source == "rules"
-    for line in stats.output.read_text(encoding="utf-8").splitlines()[1:]:  # written as dump_goldset_jsonl would
+    for line in stats.output.read_text(encoding="utf-8").splitlines()[1:]:  # written as write_goldset_jsonl would
         assert json.dumps(case_to_json(TestCase.model_validate_json(line)), ensure_ascii=False) == line
     assert metadata["name"] == metadata["repository"] == "project"
     assert (metadata["rev"], metadata["head"]) == ("HEAD", ids["M"])
@@ -229,7 +230,7 @@ def test_two_processes_write_the_same_cases(project: tuple[Path, dict[str, str]]
     output = tmp_path / "two.jsonl"
     with GoldsetWriter(output) as writer:  # blocks of 2 commits, so both workers find cases and duplicates
         counts = parallel.mine_in_processes(path, ids["M"], FilterConfig(), "../p", "project", 2, writer, Reporter(None), chunk=2)
-        writer.publish(load_goldset(stats.output).metadata)
+        writer.publish(load(stats.output).metadata)
     assert [json.loads(line)["id"] for line in output.read_text().splitlines()[1:]] == [c["id"] for c in cases]
     assert (counts.walked, counts.kept, dict(counts.dropped), dict(counts.excluded_files)) == (
         stats.walked, stats.kept, stats.dropped, stats.excluded_files

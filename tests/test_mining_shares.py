@@ -10,7 +10,7 @@ import pygit2
 import pytest
 from gitrepo import commit, init_repo
 
-from pytest_codesearch.goldset.io import load_goldset
+from pytest_codesearch.goldset.formats import load
 from pytest_codesearch.mining.filters import FilterConfig
 from pytest_codesearch.mining.generate import generate_goldset
 from pytest_codesearch.mining.shares import Share, new_plan, publish_plan, split_points
@@ -86,7 +86,7 @@ def test_a_forced_split_gives_each_process_a_range_and_the_same_gold_set(tmp_pat
     head = str(pygit2.Repository(str(tmp_path / "p")).head.target)
     with GoldsetWriter(tmp_path / "two.jsonl") as writer:  # process 0 stops at 4 and waits for the plan
         counts = parallel.mine_in_processes(tmp_path / "p", head, FilterConfig(), "p", "p", 2, writer, Reporter(None), 2, 4)
-        writer.publish(load_goldset(one.output).metadata)
+        writer.publish(load(one.output).metadata)
     assert split_points(4, 32, 2) == [0, 18, 32]  # process 1 examined the 14 oldest commits, the duplicate too
     cases = [(tmp_path / name).read_text().splitlines()[1:] for name in ("one.jsonl", "two.jsonl")]
     assert cases[0] == cases[1] and len(cases[0]) == 30
@@ -119,7 +119,7 @@ def test_processes_that_take_ranges_from_each_other_write_what_one_writes(
     head = str(pygit2.Repository(str(tmp_path / "p")).head.target)
     with GoldsetWriter(tmp_path / "three.jsonl") as writer:
         counts = parallel.mine_in_processes(tmp_path / "p", head, FilterConfig(), "p", "p", 3, writer, Reporter(None), 2)
-        writer.publish(load_goldset(one.output).metadata)
+        writer.publish(load(one.output).metadata)
     cases = [(tmp_path / name).read_text().splitlines()[1:] for name in ("one.jsonl", "three.jsonl")]
     assert cases[0] == cases[1] and len(cases[0]) == 150
     assert (counts.walked, counts.kept, dict(counts.dropped)) == (

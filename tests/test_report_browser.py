@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 from report_cases import make_report, priced
 
-from pytest_codesearch.report.render.html import write_html
+from pytest_codesearch.atomic import write_atomic
+from pytest_codesearch.report.render.html import render_html
 from pytest_codesearch.report.model import RunReport
 
 pytestmark = pytest.mark.slow
@@ -67,7 +68,7 @@ def report() -> RunReport:
 def page(tmp_path: Path, report: RunReport) -> Path:
     """The written report.html."""
     target = tmp_path / "report.html"
-    write_html(report, target)
+    write_atomic(target, render_html(report))
     return target
 
 
@@ -100,7 +101,7 @@ def test_page_draws_charts_fills_tables_and_logs_nothing(tmp_path: Path, page: P
 
 def test_case_table_shows_cost_and_tokens_beside_latency(tmp_path: Path, report: RunReport) -> None:
     page = tmp_path / "priced.html"
-    write_html(priced(report), page)
+    write_atomic(page, render_html(priced(report)))
     dom, console = run_chromium(tmp_path, page.as_uri() + "#sort=cost:0", "--dump-dom")
     assert console == []
     body = dom.split('id="case-table"')[1].split("</table>")[0]

@@ -15,7 +15,8 @@ from report_cases import AGENTS, HOSTILE_QUERIES, make_report, priced
 
 from pytest_codesearch.report.aggregate import build_run_report
 from pytest_codesearch.report.render.formats import ReportFormat
-from pytest_codesearch.report.render.html import render_html, write_html
+from pytest_codesearch.report.render.formats import write_reports
+from pytest_codesearch.report.render.html import render_html
 from pytest_codesearch.report.render.html_cases import case_json, script_safe_json
 from pytest_codesearch.report.render.markdown import render_markdown
 from pytest_codesearch.report.model import AgentInfo, CaseResult, RunInfo, RunReport
@@ -294,7 +295,7 @@ def test_an_empty_run_renders(tmp_path: Path) -> None:
     run = RunInfo(seed=1, runs=1, k=None, ks=[10], started_at="a", finished_at="b", versions={},
                   goldsets=[], agents={}, workers=1)  # fmt: skip
     target = tmp_path / "report.html"
-    write_html(build_run_report(run, [], ["f1"]), target)
+    write_reports(build_run_report(run, [], ["f1"]), tmp_path, ["html"])
     page = target.read_text(encoding="utf-8")
     assert "No missed case." in page and '"cases":[]' in page
     assert list(tmp_path.iterdir()) == [target]

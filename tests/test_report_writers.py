@@ -12,10 +12,11 @@ import pytest
 
 from pytest_codesearch.report.aggregate import build_run_report
 from pytest_codesearch.atomic import write_atomic
-from pytest_codesearch.report.render.csv_report import csv_columns, neutralize, render_csv, write_csv
+from pytest_codesearch.report.render.csv_report import csv_columns, neutralize, render_csv
 from pytest_codesearch.report.render.formats import REPORT_FORMATS
-from pytest_codesearch.report.render.json_report import render_json, write_json
-from pytest_codesearch.report.render.markdown import escape_cell, render_markdown, write_markdown
+from pytest_codesearch.report.render.formats import write_reports
+from pytest_codesearch.report.render.json_report import render_json
+from pytest_codesearch.report.render.markdown import escape_cell, render_markdown
 from pytest_codesearch.report.model import (
     AgentInfo,
     CaseResult,
@@ -109,7 +110,7 @@ def test_failed_write_keeps_previous_file(tmp_path: Path) -> None:
 
 def test_results_json_round_trips(tmp_path: Path, report: RunReport) -> None:
     path = tmp_path / "results.json"
-    write_json(report, path)
+    write_reports(report, tmp_path, ["json"])
     text = path.read_text(encoding="utf-8")
     assert text.startswith('{\n  "schema_version": 1,\n  "run": {')
     assert RunReport.model_validate_json(text) == report
@@ -198,7 +199,7 @@ def test_csv_writes_numbers_as_python_does() -> None:
 
 
 def test_write_csv(tmp_path: Path, report: RunReport) -> None:
-    write_csv(report, tmp_path / "results.csv")
+    write_reports(report, tmp_path, ["csv"])
     assert len(_rows((tmp_path / "results.csv").read_text(encoding="utf-8"))) == 4
 
 
@@ -313,7 +314,7 @@ def test_markdown_lists_invalid_entries_only_when_present(report: RunReport) -> 
 
 
 def test_write_markdown(tmp_path: Path, report: RunReport) -> None:
-    write_markdown(report, tmp_path / "summary.md", ["f1"])
+    write_reports(report, tmp_path, ["markdown"])
     assert (tmp_path / "summary.md").read_text(encoding="utf-8").endswith("docs/metrics.md.\n")
 
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from .convert import Conversion, convert_goldset
-from .formats import FORMATS, Format, ReadOptions, reader_for
-from .io import CaseEntry, LoadedGoldSet, dump_goldset_jsonl, format_error, is_goldset, load_goldset
+from .entries import CaseEntry, LoadedGoldSet, format_error
+from .formats import FORMATS, Format, ReadOptions, load, reader_for
 from .model import GoldSet, GoldSetMetadata, GroundTruthFile, TestCase
 from .writer import write_goldset_jsonl
 
@@ -20,10 +20,8 @@ __all__ = [
     "ReadOptions",
     "TestCase",
     "convert_goldset",
-    "dump_goldset_jsonl",
     "format_error",
-    "is_goldset",
-    "load_goldset",
+    "load",
     "reader_for",
     "write_goldset_jsonl",
 ]

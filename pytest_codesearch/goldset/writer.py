@@ -1,6 +1,6 @@
 """The one native JSONL writer: cases to lines of JSON, streamed into a file that appears atomically.
 
-Mining, conversion and ``dump_goldset_jsonl`` all write through here, so every tool writes a case the
+Mining, conversion and ``write_goldset_jsonl`` all write through here, so every tool writes a case the
 same way: empty fields left out, plain ground-truth paths as strings, UTF-8 text, ``NaN`` refused.
 """
 

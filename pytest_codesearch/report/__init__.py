@@ -1,8 +1,7 @@
 """Run reports: the ``RunReport`` model, its aggregation, and one writer per output format.
 
-Writers render a finished ``RunReport`` and compute nothing of their own:
-``json_report.write_json``, ``csv_report.write_csv``, ``markdown.render_markdown`` /
-``write_markdown`` and ``terminal.render_terminal``.
+Aggregation decides (statuses, leaders, recommendations); the writers in ``render/`` render a finished
+``RunReport`` and compute nothing of their own (``render/formats.py`` is their registry).
 """
 
 from __future__ import annotations

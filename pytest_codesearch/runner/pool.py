@@ -15,10 +15,6 @@ from pytest_codesearch.runner.inprocess import InProcessRunner
 _NO_PARAM = object()
 
 
-class AgentBuildError(Exception):
-    """An agent that cannot be built; str() names the agent and the cause."""
-
-
 class AgentRequest:
     """The ``request`` an agent factory receives: the session's request plus ``param``."""
 

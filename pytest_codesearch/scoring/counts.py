@@ -1,86 +1,19 @@
-"""What a metric formula may read about an answer: ``Counts``, and its one-case form ``CaseCounts``.
+"""What a metric formula may read about an answer: ``CaseCounts``, read from the ranks of its hits.
 
-Every formula of the metric registry (``scoring.registry``) is written once against ``Counts`` and
-runs on two implementations: ``CaseCounts`` (floats, one case: what ``score_case`` uses) and the
-batch scorer's ``BatchCounts`` (numpy arrays, one value per case). Both take the same operations in
-the same order, so one case scored either way gives the same bits.
+Every formula of the metric registry (``scoring.registry``) is written once against ``CaseCounts``.
+R is the number of ground-truth paths; hits(k) the relevant entries among the first k ranks. The
+"set" counts describe the answer scored as a set: its first ``--codesearch-k`` entries, or all of it.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
-from typing import Protocol, TypeVar
-
-import numpy as np
-import numpy.typing as npt
 
 from pytest_codesearch.scoring.ranking import Hits
 
-Array = npt.NDArray[np.float64]
-Num = TypeVar("Num", float, Array)
-"""A score: a float for one case, an array of floats (one per case) for a batch."""
-
-
-class Counts(Protocol[Num]):
-    """The counts of one answer (or of each answer of a batch) that metric formulas read.
-
-    R is the number of ground-truth paths; hits(k) the relevant entries among the first k ranks.
-    The "set" counts describe the answer scored as a set: its first ``--codesearch-k`` entries, or
-    all of it.
-    """
-
-    @property
-    def n_relevant(self) -> Num:
-        """Return R."""
-
-    @property
-    def set_found(self) -> Num:
-        """Return the relevant entries of the answer scored as a set."""
-
-    @property
-    def set_size(self) -> Num:
-        """Return the entries of the answer scored as a set."""
-
-    @property
-    def beta(self) -> float:
-        """Return the β of ``f_beta`` (1.0 when none was asked for)."""
-
-    def found_at(self, k: int) -> Num:
-        """Return hits(k)."""
-
-    def found_at_r(self) -> Num:
-        """Return hits(R)."""
-
-    def dcg_at(self, k: int) -> Num:
-        """Return DCG@k = Σ_{i ≤ k} rel(i) / log2(i + 1)."""
-
-    def idcg_at(self, k: int) -> Num:
-        """Return IDCG@k: DCG of the R ground-truth grades sorted from highest, cut at k."""
-
-    def reciprocal_rank(self) -> Num:
-        """Return 1 / rank of the first relevant entry, 0.0 if none."""
-
-    def precision_sum(self) -> Num:
-        """Return Σ over ranks i holding a relevant entry of hits(i) / i (AP's numerator)."""
-
-    def partial_credit(self) -> tuple[Num, Num] | None:
-        """Return (partial precision, partial recall), or None when the set holds no directory."""
-
-    def ratio(self, part: Num, whole: Num) -> Num:
-        """Return part / whole, 0.0 where whole is 0."""
-
-    def positive(self, value: Num) -> Num:
-        """Return 1.0 where value > 0, else 0.0."""
-
-    def equal(self, left: Num, right: Num) -> Num:
-        """Return 1.0 where left == right, else 0.0."""
-
-    def cap(self, k: int, value: Num) -> Num:
-        """Return min(k, value)."""
-
 
 class CaseCounts:
-    """``Counts`` of one case, read from its ``Hits`` (ranks of the relevant entries)."""
+    """The counts of one case, read from its ``Hits`` (ranks of the relevant entries)."""
 
     __slots__ = ("_hits", "_ranks", "beta", "n_relevant", "partial", "set_found", "set_size")
 

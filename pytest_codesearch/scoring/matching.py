@@ -13,11 +13,10 @@ at the first rank that finds it, so a metric never exceeds its value for a perfe
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
-from typing import Literal, get_args
+from typing import Literal
 
 MatchMode = Literal["exact", "substring"]
 """The matching rules a gold set may choose."""
-MATCH_MODES: tuple[str, ...] = get_args(MatchMode)
 
 
 def match_paths(returned: Sequence[str], truth: Iterable[str], mode: MatchMode) -> list[str]:

@@ -2,12 +2,12 @@
 
 One ``Metric`` entry gives a metric's name, whether it is reported per cut-off (``name@k``), its
 formula, a one-line definition, the cases it applies to, its direction and its trec_eval name.
-``score_case`` and the batch scorer run the formulas, ``metric_names`` and friends list the names,
+``score_case`` runs the formulas, ``metric_names`` and friends list the names,
 ``docs/metrics.md`` shows the tables (``markdown_table``; a test keeps them equal) and ``summary.md``
 the definitions. Adding a metric is adding an entry here, plus its test.
 
-A formula is a function of ``Counts`` (see ``scoring.counts``) and the cut-off k (0 for a metric
-without one); it runs on one case (floats) and on a batch (arrays) alike. Line and symbol metrics
+A formula is a function of ``CaseCounts`` (see ``scoring.counts``) and the cut-off k (0 for a metric
+without one). Line and symbol metrics
 need file text, spans or symbols: their values come from ``spans.score_lines`` and
 ``symbols.score_symbols`` (``formula`` is None), the registry still names, defines and orders them.
 """
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal, Protocol, cast
 
-from pytest_codesearch.scoring.counts import Counts, Num
+from pytest_codesearch.scoring.counts import CaseCounts
 
 Section = Literal["set", "ranking", "lines", "symbols", "modules", "functions"]
 Applies = Literal["always", "f_beta", "lines", "symbols", "hard_negatives", "modules", "functions"]
@@ -31,7 +31,7 @@ names symbols and lists hard negatives, lists ``ground_truth_modules`` or ``grou
 class Formula(Protocol):
     """A metric's formula: its value from an answer's counts at cut-off k."""
 
-    def __call__(self, c: Counts[Num], k: int) -> Num: ...
+    def __call__(self, c: CaseCounts, k: int) -> float: ...
 
 
 @dataclass(frozen=True)
@@ -53,90 +53,90 @@ class Metric:
         return f"{self.name}@k" if self.at_k else self.name
 
 
-def _set_precision(c: Counts[Num], k: int) -> Num:
+def _set_precision(c: CaseCounts, k: int) -> float:
     """precision = found / |answer|, 0 for an empty answer."""
     return c.ratio(c.set_found, c.set_size)
 
 
-def _set_recall(c: Counts[Num], k: int) -> Num:
+def _set_recall(c: CaseCounts, k: int) -> float:
     """recall = found / R."""
     return c.ratio(c.set_found, c.n_relevant)
 
 
-def _harmonic(c: Counts[Num], precision: Num, recall: Num) -> Num:
+def _harmonic(c: CaseCounts, precision: float, recall: float) -> float:
     """F1 = 2·P·R / (P + R), 0 when both are 0."""
     return c.ratio(2.0 * precision * recall, precision + recall)
 
 
-def _f1(c: Counts[Num], k: int) -> Num:
+def _f1(c: CaseCounts, k: int) -> float:
     """f1 = 2·P·R / (P + R) of the set precision and recall."""
     return _harmonic(c, _set_precision(c, k), _set_recall(c, k))
 
 
-def _f1_partial(c: Counts[Num], k: int) -> Num:
+def _f1_partial(c: CaseCounts, k: int) -> float:
     """f1_partial = f1 of (partial precision, partial recall); f1 when the set holds no directory."""
     pair = c.partial_credit()
     return _f1(c, k) if pair is None else _harmonic(c, *pair)
 
 
-def _f_beta(c: Counts[Num], k: int) -> Num:
+def _f_beta(c: CaseCounts, k: int) -> float:
     """F_β = (1 + β²)·P·R / (β²·P + R), 0 when the denominator is 0."""
     weight = c.beta * c.beta
     precision, recall = _set_precision(c, k), _set_recall(c, k)
     return c.ratio((1.0 + weight) * precision * recall, weight * precision + recall)
 
 
-def _precision_at(c: Counts[Num], k: int) -> Num:
+def _precision_at(c: CaseCounts, k: int) -> float:
     """precision@k = hits(k) / k, dividing by k even when fewer were returned."""
     return c.found_at(k) / k
 
 
-def _recall_at(c: Counts[Num], k: int) -> Num:
+def _recall_at(c: CaseCounts, k: int) -> float:
     """recall@k = hits(k) / R."""
     return c.ratio(c.found_at(k), c.n_relevant)
 
 
-def _f1_at(c: Counts[Num], k: int) -> Num:
+def _f1_at(c: CaseCounts, k: int) -> float:
     """f1@k = 2·P@k·R@k / (P@k + R@k), 0 when both are 0."""
     return _harmonic(c, _precision_at(c, k), _recall_at(c, k))
 
 
-def _hit_at(c: Counts[Num], k: int) -> Num:
+def _hit_at(c: CaseCounts, k: int) -> float:
     """hit@k = 1 if hits(k) > 0, else 0."""
     return c.positive(c.found_at(k))
 
 
-def _ndcg_at(c: Counts[Num], k: int) -> Num:
+def _ndcg_at(c: CaseCounts, k: int) -> float:
     """ndcg@k = DCG@k / IDCG@k, 0 when IDCG@k = 0."""
     return c.ratio(c.dcg_at(k), c.idcg_at(k))
 
 
-def _all_hit_at(c: Counts[Num], k: int) -> Num:
+def _all_hit_at(c: CaseCounts, k: int) -> float:
     """all_hit@k = 1 if R > 0 and hits(k) = R, else 0."""
     return c.positive(c.n_relevant) * c.equal(c.found_at(k), c.n_relevant)
 
 
-def _recall_cap_at(c: Counts[Num], k: int) -> Num:
+def _recall_cap_at(c: CaseCounts, k: int) -> float:
     """recall_cap@k = hits(k) / min(k, R)."""
     return c.ratio(c.found_at(k), c.cap(k, c.n_relevant))
 
 
-def _acc_at(c: Counts[Num], k: int) -> Num:
+def _acc_at(c: CaseCounts, k: int) -> float:
     """acc@k = 1 if R > 0 and hits(k) = min(k, R), else 0 (LocAgent's Acc@k)."""
     return c.positive(c.n_relevant) * c.equal(c.found_at(k), c.cap(k, c.n_relevant))
 
 
-def _mrr(c: Counts[Num], k: int) -> Num:
+def _mrr(c: CaseCounts, k: int) -> float:
     """mrr = 1 / rank of the first relevant entry, 0 if none."""
     return c.reciprocal_rank()
 
 
-def _map(c: Counts[Num], k: int) -> Num:
+def _map(c: CaseCounts, k: int) -> float:
     """map = Σ_{relevant rank i} (hits(i) / i) / R."""
     return c.ratio(c.precision_sum(), c.n_relevant)
 
 
-def _r_precision(c: Counts[Num], k: int) -> Num:
+def _r_precision(c: CaseCounts, k: int) -> float:
     """r_precision = hits(R) / R."""
     return c.ratio(c.found_at_r(), c.n_relevant)
 

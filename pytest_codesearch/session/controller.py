@@ -26,7 +26,7 @@ from pytest_codesearch.scoring import metric_names, optional_metric_names
 from pytest_codesearch.session.state import RunState
 from pytest_codesearch.status import Status
 
-_PACKAGES = ("pytest", "pytest-codesearch", "pytest-xdist", "pytest-timeout", "pygit2", "numpy", "rank-bm25")
+_PACKAGES = ("pytest", "pytest-codesearch", "pytest-xdist", "pytest-timeout", "pygit2", "numpy")
 
 
 class RunCollector:

@@ -18,7 +18,7 @@ import pytest_codesearch
 from pytest_codesearch.evaluate import CaseError, CaseSpec, EvalSettings, evaluate_case
 from pytest_codesearch.gcpause import paused_gc
 from pytest_codesearch.goldset import formats
-from pytest_codesearch.goldset.io import format_error
+from pytest_codesearch.goldset.entries import format_error
 from pytest_codesearch.keys import POOL_FIXTURE
 from pytest_codesearch.repo.remote import RemoteCache, default_cache_dir
 from pytest_codesearch.repo.resolve import default_repo, resolve_repo

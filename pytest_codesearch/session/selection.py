@@ -14,10 +14,6 @@ from typing import TypeVar
 
 T = TypeVar("T")
 
-SAMPLERS = ("first", "stratified")
-"""How ``--codesearch-limit`` picks its cases (``--codesearch-sample``)."""
-
-
 def first_cases(cases: Sequence[Hashable], limit: int) -> list[int]:
     """Return the positions of the entries of the first ``limit`` distinct cases, in order.
 

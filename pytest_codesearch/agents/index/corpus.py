@@ -23,7 +23,6 @@ from pytest_codesearch.agents.contract import RetrievalResult
 from pytest_codesearch.agents.index.postings import Document, TokenCorpus, base_corpus, derive_corpus
 from pytest_codesearch.agents.index.snapshot_files import SnapshotFile, SnapshotFiles, list_snapshot, walk_files
 from pytest_codesearch.agents.index.tokencache import TokenCache, decode_text
-from pytest_codesearch.agents.index.tokenize import count_tokens, path_tokens
 from pytest_codesearch.repo.reader import SnapshotView, known_view
 
 __all__ = ["IndexCache", "TokenCorpus", "build_token_corpus", "index_snapshot", "iter_text_files", "rank_files"]
@@ -60,18 +59,6 @@ def iter_text_files(root: Path, max_bytes: int = 1_000_000) -> Iterator[tuple[st
             yield relative, text
 
 
-def document_counts(path: str, text: str, path_weight: int) -> Counter[str]:
-    """Return the token counts of one file: its text, then its path tokens ``path_weight`` times.
-
-    The result equals ``Counter(tokenize(text) + path_tokens(path) * path_weight)``.
-    """
-    counts = count_tokens(text)
-    if path_weight > 0:
-        for token in path_tokens(path):
-            counts[token] += path_weight
-    return counts
-
-
 def build_token_corpus(documents: Iterable[tuple[str, Counter[str]]]) -> TokenCorpus:
     """Return the postings of ``(path, token counts)`` documents, kept in the order given.
 
@@ -96,7 +83,8 @@ def index_snapshot(
     view: SnapshotView | None = None,
     keep: Callable[[str], bool] | None = None,
 ) -> TokenCorpus:
-    """Return the postings of the text files of ``root``, each counted as in :func:`document_counts`.
+    """Return the postings of the text files of ``root``, each counted as its text's tokens plus
+    its path's tokens ``path_weight`` times (``tokencache.document_arrays``).
 
     The files are those of ``view`` when given (see :func:`~pytest_codesearch.agents.index.snapshot_files.list_snapshot`);
     with ``keep``, only those whose path it accepts, unless none of them is a text file (then all).

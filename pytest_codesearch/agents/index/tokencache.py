@@ -194,8 +194,8 @@ class TokenCache:
 def document_arrays(cache: TokenCache, text: BlobTokens, path: str, path_weight: int) -> Document:
     """Return the term ids (ascending) and counts of a document: ``text`` plus its path's tokens.
 
-    Each token of ``path`` counts ``path_weight`` times, so the result matches
-    ``document_counts(path, text, path_weight)`` in :mod:`~pytest_codesearch.agents.index.corpus`.
+    Each token of ``path`` counts ``path_weight`` times: the counts of
+    ``Counter(tokenize(text) + path_tokens(path) * path_weight)``.
     """
     tokens = path_tokens(path) if path_weight > 0 else []
     if not tokens:

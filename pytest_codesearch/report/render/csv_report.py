@@ -15,9 +15,7 @@ import csv
 import io
 from collections.abc import Callable, Sequence
 from operator import itemgetter
-from pathlib import Path
 
-from pytest_codesearch.atomic import write_atomic
 from pytest_codesearch.report.model import CaseResult, RunReport
 
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n")
@@ -46,11 +44,6 @@ def render_csv(report: RunReport) -> str:
         return header.getvalue()
     lines = map(",".join, zip(*_columns(report.cases, report.metric_names())))
     return "\r\n".join([header.getvalue()[:-2], *lines, ""])
-
-
-def write_csv(report: RunReport, path: Path) -> None:
-    """Write ``results.csv`` atomically."""
-    write_atomic(path, render_csv(report))
 
 
 def _columns(cases: Sequence[CaseResult], metrics: Sequence[str]) -> list[Sequence[str]]:

@@ -14,7 +14,6 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 import jinja2
@@ -22,12 +21,11 @@ from markupsafe import Markup
 
 from pytest_codesearch.report import headline_metrics
 from pytest_codesearch.report.render import charts
-from pytest_codesearch.atomic import write_atomic
 from pytest_codesearch.gcpause import paused_gc
 from pytest_codesearch.report.breakdown import DIMENSIONS
 from pytest_codesearch.report.cost import COST_HEADER, cost_rows
 from pytest_codesearch.report.render.html_cases import SHOWN_PATHS, case_json
-from pytest_codesearch.report.model import CaseResult, GroupSummary, Leader, MetricSummary, RunReport
+from pytest_codesearch.report.model import GroupSummary, Leader, MetricSummary, RunReport
 from pytest_codesearch.report.recommend import Recommendations, recommend
 from pytest_codesearch.status import Status
 
@@ -94,11 +92,6 @@ def _render(report: RunReport, headline: Sequence[str] | None) -> str:
         shown_paths=SHOWN_PATHS,
         strip_points=charts.STRIP_POINTS,
     )
-
-
-def write_html(report: RunReport, path: Path, headline: Sequence[str] | None = None) -> None:
-    """Write ``report.html`` atomically."""
-    write_atomic(path, render_html(report, headline))
 
 
 def status_columns(report: RunReport) -> list[str]:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
-from pytest_codesearch.atomic import write_atomic
 from pytest_codesearch.report.model import RunReport
 
 
@@ -18,7 +16,3 @@ def render_json(report: RunReport) -> bytes:
     """
     return report.__pydantic_serializer__.to_json(report, indent=2) + b"\n"
 
-
-def write_json(report: RunReport, path: Path) -> None:
-    """Write ``results.json`` atomically."""
-    write_atomic(path, render_json(report))

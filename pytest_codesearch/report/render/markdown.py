@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from pathlib import Path
 
-from pytest_codesearch.atomic import write_atomic
 from pytest_codesearch.report.cost import cost_section
 from pytest_codesearch.report.headline import headline_metrics
 from pytest_codesearch.report.render.markdown_status import status_section
@@ -54,11 +52,6 @@ def recommendations_section(report: RunReport) -> str:
         return ""
     lines = describe(recommend(report).picks())
     return "\n".join(["## Recommendations", "", *(f"- {escape_cell(line)}" for line in lines)])
-
-
-def write_markdown(report: RunReport, path: Path, headline: Sequence[str] | None = None) -> None:
-    """Write ``summary.md`` atomically."""
-    write_atomic(path, render_markdown(report, headline))
 
 
 def _metric_column(report: RunReport, name: str) -> list[str]:
