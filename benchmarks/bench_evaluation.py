@@ -79,7 +79,8 @@ def evaluate(repo: Path, cases: list[dict[str, Any]], cache: Path, materialize: 
     from pytest_codesearch.agents.builtin import fixtures as builtin
     from pytest_codesearch.runner.pool import AgentPool
     from pytest_codesearch.agents.registry import AgentRegistry, specs_in
-    from pytest_codesearch.evaluate import CaseSpec, EvalSettings, evaluate_case
+    from pytest_codesearch.evaluate import CaseSpec, evaluate_case
+    from pytest_codesearch.settings.model import default_settings
     from pytest_codesearch.goldset.model import TestCase
     from pytest_codesearch.session.ordering import shuffled_order
     from pytest_codesearch.repo.snapshot import SnapshotStore
@@ -91,11 +92,11 @@ def evaluate(repo: Path, cases: list[dict[str, Any]], cache: Path, materialize: 
     specs = [CaseSpec("bench.jsonl", i + 1, TestCase.model_validate(c), repo, c["base_commit"])
              for i, c in enumerate(cases)]
     order = shuffled_order([(s.snapshot_key, s.case.id) for s in specs], seed=1)
-    settings = EvalSettings(runs=runs, ks=(1, 5, 10), k=None, seed=1)
+    settings = default_settings(runs=runs, ks=(1, 5, 10), k=None, seed=1)
     store = SnapshotStore(cache, materialize=materialize)
     pool = AgentPool(None, _no_fixture)
     start = time.perf_counter()
-    results = [evaluate_case(specs[i], choice, pool, store, settings, nodeid=specs[i].case.id).result for i in order]
+    results = [evaluate_case(specs[i], choice, pool, store, settings, seed=1, nodeid=specs[i].case.id).result for i in order]
     seconds = time.perf_counter() - start
     pool.close()
     ok = [r for r in results if r.status == "ok"]

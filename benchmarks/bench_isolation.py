@@ -19,7 +19,8 @@ from typing import Any
 
 from pytest_codesearch.runner.pool import AgentPool
 from pytest_codesearch.agents.registry import AgentSpec
-from pytest_codesearch.evaluate import CaseSpec, EvalSettings, evaluate_case
+from pytest_codesearch.evaluate import CaseSpec, evaluate_case
+from pytest_codesearch.settings.model import default_settings
 from pytest_codesearch.goldset.model import TestCase
 from pytest_codesearch.repo.snapshot import SnapshotStore
 
@@ -54,13 +55,13 @@ def per_case_ms(root: Path, isolate: str, cases: int) -> float:
     choice = AgentChoice("noop", AgentSpec("noop", noop_agent), None, None)
     pool = AgentPool(None, _no_fixture, isolate=isolate)
     store = SnapshotStore(root / ".cache", materialize=False)
-    settings = EvalSettings(runs=1, ks=(1, 5, 10), k=None, seed=1, timeout=5.0)
+    settings = default_settings(runs=1, ks=(1, 5, 10), k=None, seed=1, timeout=5.0)
     specs = _specs(root / "repo", [f"query {i}" for i in range(cases)])
-    evaluate_case(specs[0], choice, pool, store, settings, nodeid="warm-up")  # start the child, index
+    evaluate_case(specs[0], choice, pool, store, settings, seed=1, nodeid="warm-up")  # start the child, index
     times = []
     for spec in specs:
         start = time.perf_counter()
-        evaluate_case(spec, choice, pool, store, settings, nodeid=spec.case.id)
+        evaluate_case(spec, choice, pool, store, settings, seed=1, nodeid=spec.case.id)
         times.append((time.perf_counter() - start) * 1e3)
     pool.close()
     return statistics.median(times)
@@ -73,13 +74,13 @@ def deadline_to_next_case_s(root: Path) -> tuple[float, str]:
     choice = AgentChoice("hang", AgentSpec("hang", hanging_agent), None, None)
     pool = AgentPool(None, _no_fixture, isolate="process")
     store = SnapshotStore(root / ".cache", materialize=False)
-    settings = EvalSettings(runs=1, ks=(1,), k=None, seed=1, timeout=0.2)
+    settings = default_settings(runs=1, ks=(1,), k=None, seed=1, timeout=0.2)
     hung, after = _specs(root / "repo", ["hang", "fine"])
-    evaluate_case(after, choice, pool, store, settings, nodeid="warm-up")
+    evaluate_case(after, choice, pool, store, settings, seed=1, nodeid="warm-up")
     start = time.perf_counter()
-    outcome = evaluate_case(hung, choice, pool, store, settings, nodeid="hung")
+    outcome = evaluate_case(hung, choice, pool, store, settings, seed=1, nodeid="hung")
     deadline_at = start + 0.2
-    evaluate_case(after, choice, pool, store, settings, nodeid="after")
+    evaluate_case(after, choice, pool, store, settings, seed=1, nodeid="after")
     pool.close()
     return time.perf_counter() - deadline_at, outcome.result.status.value
 

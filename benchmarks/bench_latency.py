@@ -20,7 +20,8 @@ from typing import Any
 
 from pytest_codesearch.runner.pool import AgentPool
 from pytest_codesearch.agents.registry import AgentChoice, AgentSpec
-from pytest_codesearch.evaluate import CaseSpec, EvalSettings, evaluate_case
+from pytest_codesearch.evaluate import CaseSpec, evaluate_case
+from pytest_codesearch.settings.model import default_settings
 from pytest_codesearch.goldset.model import TestCase
 from pytest_codesearch.repo.snapshot import SnapshotStore
 from pytest_codesearch.runner.inprocess import timing_overhead_ns
@@ -43,12 +44,12 @@ def latencies(root: Path, isolate: str, cases: int) -> list[float]:
     choice = AgentChoice("sleepy", AgentSpec("sleepy", sleeping_agent), None, None)
     pool = AgentPool(None, _no_fixture, isolate=isolate)
     store = SnapshotStore(root / ".cache", materialize=False)
-    settings = EvalSettings(runs=3, ks=(1,), k=None, seed=1, timeout=10.0, warmup=1)
+    settings = default_settings(runs=3, ks=(1,), k=None, seed=1, timeout=10.0, warmup=1)
     found = []
     for i in range(cases):
         spec = CaseSpec("b.jsonl", i + 1, TestCase(id=f"c{i}", query="q", ground_truth_files=["src/mod0.py"]),
                         root / "repo", None)
-        result = evaluate_case(spec, choice, pool, store, settings, nodeid=spec.case.id).result
+        result = evaluate_case(spec, choice, pool, store, settings, seed=1, nodeid=spec.case.id).result
         assert result.latency_ms is not None, result.error
         found.append(result.latency_ms)
     pool.close()

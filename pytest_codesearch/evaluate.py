@@ -35,6 +35,7 @@ from pytest_codesearch.scoring import (
     truth_symbols,
 )
 from pytest_codesearch.scoring.levels import score_levels
+from pytest_codesearch.settings.model import Settings
 from pytest_codesearch.status import Status
 
 if TYPE_CHECKING:
@@ -72,27 +73,6 @@ class CaseSpec:
         return (str(self.repo), self.base_commit or "")
 
 
-@dataclass(frozen=True)
-class EvalSettings:
-    """How each case is run and scored."""
-
-    runs: int
-    ks: tuple[int, ...]
-    k: int | None
-    seed: int
-    f_beta: float | None = None
-    timeout: float | None = None
-    """Seconds one ``retrieve`` call may take (None: no limit)."""
-    index_timeout: float | None = None
-    """Seconds one ``initialize`` call may take (None: no limit)."""
-    warmup: int = 0
-    """Untimed runs of each query before the timed ones."""
-    retries: int = 0
-    """Further attempts at a case whose agent raised something retryable."""
-    max_answer: int = 1000
-    """Entries of an answer that are kept; the rest are cut (and the case says how long it was)."""
-
-
 class CaseError(Exception):
     """A case that cannot be run through no fault of the agent code (gold set, snapshot, contract)."""
 
@@ -119,17 +99,22 @@ def evaluate_case(
     choice: AgentChoice,
     pool: AgentPool,
     snapshots: SnapshotStore,
-    settings: EvalSettings,
+    settings: Settings,
     *,
+    seed: int,
     nodeid: str,
     worker: str | None = None,
 ) -> Outcome:
-    """Run ``spec`` against the agent ``choice`` and return its scored record."""
+    """Run ``spec`` against the agent ``choice`` and return its scored record.
+
+    ``settings`` are the run's (``runs``, ``ks``, ``k``, ``f_beta``, budgets, ``retries``, ``warmup``,
+    ``max_answer``); ``seed`` is the run's seed (the sanity agents draw from it).
+    """
     record = _base_record(spec, choice, nodeid, worker)
     try:
         snapshot = _snapshot_for(spec, snapshots)
         record["snapshot"] = snapshot.tree_id or str(snapshot.repo)
-        ask = lambda: _ask(record, spec, choice, pool, snapshots, snapshot, settings)  # noqa: E731
+        ask = lambda: _ask(record, spec, choice, pool, snapshots, snapshot, settings, seed)  # noqa: E731
         answers = _with_retries(record, settings, ask)
         record["latencies_ms"] = answers.latencies_ms
         record["latency_ms"] = statistics.median(answers.latencies_ms)
@@ -144,7 +129,7 @@ def evaluate_case(
     return Outcome(CaseResult(status=Status.OK, **record))
 
 
-def _with_retries(record: dict[str, Any], settings: EvalSettings, ask: Callable[[], Answers]) -> Answers:
+def _with_retries(record: dict[str, Any], settings: Settings, ask: Callable[[], Answers]) -> Answers:
     """Return ``ask()``, asking again (with backoff) up to ``settings.retries`` times when the agent's
     code raised something retryable; every failed attempt's error goes in the record."""
     while True:
@@ -165,14 +150,15 @@ def _ask(
     pool: AgentPool,
     snapshots: SnapshotStore,
     snapshot: Snapshot,
-    settings: EvalSettings,
+    settings: Settings,
+    seed: int,
 ) -> Answers:
     runner = run_agent_code("creating the agent", lambda: pool.runner(choice))
     if runner.needs_directory:
         _ensure_directory(snapshot, snapshots)
     prepared = runner.prepare(snapshot, settings.index_timeout)
     record["index_ms"], record["indexed"] = prepared.index_ms, prepared.indexed
-    runner.observe(CaseInfo(spec.case.id, spec.case.relevance_map(), settings.seed))
+    runner.observe(CaseInfo(spec.case.id, spec.case.relevance_map(), seed))
     return runner.answer(spec.case.query, settings.runs, settings.timeout, settings.warmup)
 
 
@@ -218,7 +204,7 @@ def failure_message(failure: Exception) -> str:
     return str(failure)
 
 
-def _failed_record(record: dict[str, Any], failure: Exception, case: TestCase, settings: EvalSettings) -> CaseResult:
+def _failed_record(record: dict[str, Any], failure: Exception, case: TestCase, settings: Settings) -> CaseResult:
     """Return the record of a failed case: every metric that applies to the case scores 0.0."""
     zeros = dict.fromkeys(applicable_metrics(case, settings.ks, settings.f_beta is not None), 0.0)
     status = _STATUS_OF.get(type(failure), Status.ERROR)
@@ -250,7 +236,7 @@ def _ensure_directory(snapshot: Snapshot, snapshots: SnapshotStore) -> None:
 
 
 def _score(
-    record: dict[str, Any], answer: RetrievalResult, spec: CaseSpec, snapshot: Snapshot, settings: EvalSettings
+    record: dict[str, Any], answer: RetrievalResult, spec: CaseSpec, snapshot: Snapshot, settings: Settings
 ) -> None:
     answer = _cut(record, answer, settings.max_answer)
     original = snapshot.repo if snapshot.commit is None and snapshot.repo != snapshot.root else None

@@ -6,14 +6,13 @@ import gc
 import os
 import random
 import warnings
-from collections.abc import Generator, Iterator
+from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from pytest_codesearch.session.agents import choose_agents
-from pytest_codesearch.keys import CASE_ATTRIBUTE, INVALID_ATTRIBUTE, POOL_FIXTURE, RESUME_KEY, SEED_KEY
 from pytest_codesearch.settings.options import OPTIONS
 from pytest_codesearch.settings.types import Names
 from pytest_codesearch.settings.model import Settings
@@ -21,12 +20,18 @@ from pytest_codesearch.settings.load import load_settings, shown
 from pytest_codesearch.session.state import STATE, RunState
 
 if TYPE_CHECKING:
-    from pytest_codesearch.runner.pool import AgentPool
+    from pytest_codesearch.runs.resume import ResumePlan
     from pytest_codesearch.session.items import GoldsetFile
 
 # The library (pydantic, numpy, pygit2) is imported inside the hooks, only once an agent
 # is selected: a pytest run that benchmarks nothing does not pay for it.
 GOLDSETS_SEEN = pytest.StashKey[int]()
+SEED_KEY = "codesearch_seed"
+"""``workerinput`` key: the controller's seed, so every xdist worker collects the same order."""
+RESUME_KEY = "codesearch_resume"
+"""``workerinput`` key: node ids the controller resumes, which every worker deselects alike."""
+UNIVERSE_KEY = "codesearch_universe"
+"""``workerinput`` key: the node ids a resumed run may run (the interrupted run's selection)."""
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -72,7 +77,8 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
         from pytest_codesearch.commands.merge import run_merge
 
         settings, here = load_settings(config)[0], config.invocation_params.dir
-        return run_merge([Path(shown(p, here)) for p in settings.merge], settings)  # as given, for messages
+        paths = [Path(shown(p, here)) for p in settings.merge]  # as given, for messages
+        return run_merge(paths, settings, here, config.rootpath)
     if config.getoption("codesearch_history") or config.getoption("codesearch_compare"):
         from pytest_codesearch.commands.history import run_history_command
 
@@ -92,16 +98,16 @@ def pytest_configure(config: pytest.Config) -> None:
     if not settings.active:
         return
     registry, choices = choose_agents(config, bench, settings)
-    from pytest_codesearch.session.controller import RunCollector
     from pytest_codesearch.repo.snapshot import SnapshotStore
+    from pytest_codesearch.session import items
 
     workerinput = getattr(config, "workerinput", None)
-    resumed, seed = _resume(config, settings, choices, workerinput)
+    plan = _load_resume(config, settings, workerinput)
     state = RunState(
         settings=settings,
         registry=registry,
         choices=choices,
-        seed=seed,
+        seed=_seed(settings.seed if settings.seed is not None else plan.seed, workerinput),
         snapshots=SnapshotStore(
             settings.cache_dir / "snapshots",
             materialize=False,
@@ -109,38 +115,55 @@ def pytest_configure(config: pytest.Config) -> None:
             size_limit=settings.cache_size,
         ),
         worker_id=None if workerinput is None else workerinput.get("workerid"),
-        resumed=resumed,
-        skip=frozenset(resumed if workerinput is None else workerinput.get(RESUME_KEY, ())),
     )
     config.stash[STATE] = state
+    config.pluginmanager.register(items, "codesearch-items")  # the agent-pool fixture
+    if workerinput is None:
+        _resume(config, state, plan)
+    else:
+        state.skip = frozenset(workerinput.get(RESUME_KEY, ()))
+        universe = workerinput.get(UNIVERSE_KEY)
+        state.universe = None if universe is None else frozenset(universe)
+    _use_stores(config, state)
+
+
+def _use_stores(config: pytest.Config, state: RunState) -> None:
+    """Open the token and index stores (shared by runs and workers) and release them at the end."""
     from pytest_codesearch.agents.index.indexstore import use_index_store
     from pytest_codesearch.agents.index.tokenstore import use_token_store
 
-    config.add_cleanup(use_token_store(settings.cache_dir, settings.cache_size))  # shared by runs and workers
+    settings = state.settings
+    config.add_cleanup(use_token_store(settings.cache_dir, settings.cache_size))
     config.add_cleanup(use_index_store(settings.cache_dir, settings.cache_size))
     config.add_cleanup(state.snapshots.close)  # releases the directories it holds from pruning
-    if workerinput is None:
-        config.pluginmanager.register(RunCollector(config, state), "codesearch-collector")
-        if config.pluginmanager.hasplugin("xdist"):
-            config.pluginmanager.register(XdistHooks(seed, sorted(state.skip)), "codesearch-xdist")
 
 
-def _resume(
-    config: pytest.Config, settings: Settings, choices: list[Any], workerinput: dict[str, Any] | None
-) -> tuple[dict[str, Any], int]:
-    """Return the earlier run's reusable records (controller, with --codesearch-resume) and the seed."""
+def _load_resume(config: pytest.Config, settings: Settings, workerinput: dict[str, Any] | None) -> ResumePlan:
+    """Return the interrupted run to resume (controller, with --codesearch-resume), or an empty plan."""
+    from pytest_codesearch.runs.journal import JOURNAL_NAME
+    from pytest_codesearch.runs.resume import ResumePlan, load_earlier
+
     if workerinput is not None or not settings.resume:
-        return {}, _seed(settings.seed, workerinput)
-    from pytest_codesearch import __version__
-    from pytest_codesearch.keys import JOURNAL_NAME
-    from pytest_codesearch.runs.resume import plan_resume
+        return ResumePlan(None, "")
+    return load_earlier(settings.report_dir / JOURNAL_NAME)
 
-    plan = plan_resume(
-        settings.report_dir / JOURNAL_NAME, config.rootpath, __version__, {c.name: c.param_repr for c in choices}
-    )
-    config.stash[RESUME_NOTE] = plan.note
-    seed = settings.seed if settings.seed is not None else plan.seed
-    return plan.records, _seed(seed, None)
+
+def _resume(config: pytest.Config, state: RunState, plan: ResumePlan) -> None:
+    """Refuse a resume that is not the same run; take the reusable records; register the controller."""
+    from pytest_codesearch.runs.resume import plan_resume, refusal
+    from pytest_codesearch.session.controller import RunCollector, run_info
+
+    if plan.earlier is not None:
+        refused = refusal(plan.earlier, run_info(config, state), config.rootpath)
+        if refused is not None:
+            raise pytest.UsageError(refused)
+        plan = plan_resume(plan)
+        state.resumed, state.skip, state.universe = plan.records, frozenset(plan.records), plan.universe
+    if plan.note:
+        config.stash[RESUME_NOTE] = plan.note
+    config.pluginmanager.register(RunCollector(config, state), "codesearch-collector")
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(XdistHooks(state), "codesearch-xdist")
 
 
 RESUME_NOTE = pytest.StashKey[str]()
@@ -215,16 +238,19 @@ def _seed(given: int | None, workerinput: dict[str, Any] | None) -> int:
 
 
 class XdistHooks:
-    """Hand the controller's seed and resumed cases to every worker; schedule snapshot groups."""
+    """Hand the controller's seed and resume plan to every worker; schedule snapshot groups."""
 
-    def __init__(self, seed: int, skip: list[str]) -> None:
-        self.seed = seed
-        self.skip = skip
+    def __init__(self, state: RunState) -> None:
+        self.seed = state.seed
+        self.skip = sorted(state.skip)
+        self.universe = None if state.universe is None else sorted(state.universe)
 
     def pytest_configure_node(self, node: Any) -> None:
-        """Put the seed and the resumed node ids in the worker's input."""
+        """Put the seed and the resumed and selectable node ids in the worker's input."""
         node.workerinput[SEED_KEY] = self.seed
         node.workerinput[RESUME_KEY] = self.skip
+        if self.universe is not None:
+            node.workerinput[UNIVERSE_KEY] = self.universe
 
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
         """With ``--dist loadgroup``, schedule snapshot groups in linear time (``xdist_schedule.py``)."""
@@ -233,17 +259,6 @@ class XdistHooks:
         from pytest_codesearch.session.xdist_schedule import SnapshotGroupScheduling
 
         return SnapshotGroupScheduling(config, log)
-
-
-@pytest.fixture(scope="session", name=POOL_FIXTURE)
-def codesearch_pool(request: pytest.FixtureRequest) -> Iterator[AgentPool]:
-    """The agents of this process: created on first use, torn down at the end of the session."""
-    from pytest_codesearch.runner.pool import AgentPool
-
-    settings = request.config.stash[STATE].settings
-    pool = AgentPool(request, request.getfixturevalue, isolate=settings.isolation)
-    yield pool
-    pool.close()
 
 
 def pytest_report_header(config: pytest.Config) -> list[str] | None:
@@ -309,44 +324,23 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> GoldsetFil
     return GoldsetFile.from_parent(parent, path=file_path)
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Run cases in a seeded shuffle: snapshots in random order, cases shuffled within each; then keep
-    ``--codesearch-limit`` cases (the first ones, or a stratified sample).
+    """Put the cases in their seeded run order and keep the run's selection (``session/selection.py``).
 
+    It runs after pytest's own ``-k`` and ``-m``, so ``--codesearch-limit`` counts the cases they kept.
     With ``randomize: false`` in the YAML config the gold-set order is kept.
     """
     state = config.stash.get(STATE, None)
     if state is None:
         return
     _warn_about_worktrees(config, items)
-    if state.skip:
-        from pytest_codesearch.runs.resume import base_nodeid
+    from pytest_codesearch.session.selection import select_items
 
-        done = [i for i in items if base_nodeid(i.nodeid) in state.skip]
-        if done:
-            items[:] = [i for i in items if base_nodeid(i.nodeid) not in state.skip]
-            config.hook.pytest_deselected(items=done)
-    if state.settings.shard is not None:
-        from pytest_codesearch.session.shard import select_shard
-
-        items[:], others = select_shard(items, *state.settings.shard, group_of=_shard_group, id_of=_base_id)
-        if others:
-            config.hook.pytest_deselected(items=others)
-    if state.settings.randomize:
-        from pytest_codesearch.session.ordering import order_items
-
-        items[:] = order_items(items, state.seed)
-    if state.settings.limit is not None:
-        from pytest_codesearch.session.selection import limit_items
-
-        # from collected items and the seed alone, so every xdist worker keeps the same ones
-        items[:], dropped = limit_items(items, state.settings.limit, state.settings.sample, state.seed)
-        if dropped:
-            config.hook.pytest_deselected(items=dropped)
-
-
-def _base_id(item: pytest.Item) -> str:
-    return item.nodeid.split("]@", 1)[0]
+    # from collected items and the seed alone, so every xdist worker keeps the same ones
+    items[:], dropped = select_items(items, state.settings, state.seed, skip=state.skip, universe=state.universe)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -359,28 +353,12 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         gc.freeze()
 
 
-def _shard_group(item: pytest.Item) -> str:
-    """Return the snapshot an item searches (broken gold-set entries go with their file)."""
-    spec = getattr(item, "spec", None)
-    if spec is None:
-        return f"file:{item.path}"
-    from pytest_codesearch.session.items import snapshot_group
-
-    return snapshot_group(spec)
-
-
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
     """Attach the case record (JSON text) to the call report, so it crosses xdist intact."""
     report = yield
-    if call.when != "call" or STATE not in item.config.stash:
-        return report
-    from pytest_codesearch.session.items import CASE_RESULT, BrokenEntryItem, CaseItem
+    if call.when == "call" and STATE in item.config.stash:
+        from pytest_codesearch.session.items import attach_record
 
-    if isinstance(item, CaseItem) and CASE_RESULT in item.stash:
-        result = item.stash[CASE_RESULT]
-        setattr(report, CASE_ATTRIBUTE, result.model_dump_json())
-        item.config.stash[STATE].local_results[item.nodeid] = result
-    elif isinstance(item, BrokenEntryItem):
-        setattr(report, INVALID_ATTRIBUTE, item.invalid_entry().model_dump_json())
+        attach_record(item, report)
     return report

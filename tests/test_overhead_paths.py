@@ -10,7 +10,7 @@ import pytest
 from pytest_codesearch.session.items import _metric_property, _properties
 from pytest_codesearch.runs.journal import JournalHeader, RunRecords
 from pytest_codesearch.report.model import CaseResult, RunInfo
-from pytest_codesearch.session.run_end import goldset_items, is_partial_run
+from pytest_codesearch.session.run_end import goldset_cases, is_partial_run
 from pytest_codesearch.scoring import SourceFiles, classify_miss, score_case
 from pytest_codesearch.scoring.ranking import Hits, hit_grades, ideal_grades
 from pytest_codesearch.status import Status
@@ -92,16 +92,17 @@ def test_failure_analysis_reads_each_file_once_per_source(tmp_path: Path) -> Non
     assert sorted(reads) == ["auth/login.py", "auth/password.py"]
 
 
-def test_goldset_items_use_counts_from_collection(tmp_path: Path) -> None:
+def test_goldset_cases_use_counts_from_collection(tmp_path: Path) -> None:
     (tmp_path / "read.jsonl").write_text('{"id": "a", "query": "q", "ground_truth_files": ["x.py"]}\n')
     # "known.jsonl" does not exist: its count can only come from what collection recorded
-    assert goldset_items(tmp_path, ["read.jsonl", "known.jsonl"], agents=2, known={"known.jsonl": 3}) == 8
+    assert goldset_cases(tmp_path, ["read.jsonl", "known.jsonl"], known={"known.jsonl": 3}) == 4
 
 
 def test_partial_run_counts_against_collected_gold_sets(tmp_path: Path) -> None:
     records = RunRecords(_header(), collected={"g.jsonl::a[x]", "g.jsonl::b[x]"}, goldsets={"g.jsonl": "digest"})
     assert not is_partial_run(records, tmp_path, 1, {"g.jsonl": 2})
     assert is_partial_run(records, tmp_path, 1, {"g.jsonl": 3})
+    assert not is_partial_run(records, tmp_path, 1, {"g.jsonl": 3}, limit=2)  # the limit is what the run is
 
 
 def _result(case_id: str) -> CaseResult:

@@ -11,7 +11,8 @@ import pytrec_eval
 
 from pytest_codesearch.report.render.csv_report import render_csv
 from pytest_codesearch.report.model import RunReport
-from pytest_codesearch.report.render.trec import render_qrels, render_run, run_filename, trec_id, write_trec
+from pytest_codesearch.report.render.formats import REPORT_FORMATS
+from pytest_codesearch.report.render.trec import render_qrels, render_run, run_filename, trec_id
 from report_cases import make_report
 
 TREC_MEASURES = {"map": "map", "mrr": "recip_rank", "ndcg@10": "ndcg_cut_10"}
@@ -75,7 +76,7 @@ def test_ids_hold_no_whitespace_and_scores_fall_strictly() -> None:
 
 def test_write_trec_writes_qrels_and_one_run_per_agent(tmp_path: Path) -> None:
     report = make_report(6)
-    paths = write_trec(report, tmp_path / "trec")
+    paths = REPORT_FORMATS["trec"].write(report, tmp_path / "trec")
     assert [p.name for p in paths] == ["qrels", "run.bm25", "run.keyword", "run.dense"]
     assert len(read_qrels(paths[0].read_text())) == 6
 

@@ -88,10 +88,13 @@ def test_resume_without_an_earlier_run_runs_everything(pytester: pytest.Pytester
     result.stdout.fnmatch_lines(["codesearch: no earlier run in *journal.jsonl: running every case"])
 
 
-def test_resume_does_not_reuse_cases_of_a_changed_goldset(pytester: pytest.Pytester) -> None:
+def test_resume_refuses_a_goldset_that_changed_since(pytester: pytest.Pytester) -> None:
     goldset = write_project(pytester.path)
     pytester.runpytest("--codesearch-agent=oracle").assert_outcomes(passed=3)
     goldset.write_text(goldset.read_text() + json.dumps({"id": "new", "query": "x", "ground_truth_files": ["src/app.py"]}) + "\n")
     result = pytester.runpytest("--codesearch-agent=oracle", "--codesearch-resume")
-    result.assert_outcomes(passed=4)
-    result.stdout.fnmatch_lines(["codesearch: resuming the run of *: 0 completed case(s) reused"])
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([
+        f"ERROR: --codesearch-resume: {goldset.name} changed since the interrupted run; its cases are not the ones "
+        "that run had: run without --codesearch-resume"
+    ])

@@ -8,13 +8,19 @@ from pathlib import Path
 import pytest
 
 from example_project import read_results, write_project
-from pytest_codesearch.session.shard import ShardError, assign_shards, parse_shard, select_shard
+from pytest_codesearch.session.shard import assign_shards, select_shard
+from pytest_codesearch.settings.types import Origin, SettingsError, Shard
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """Return the shard ``--codesearch-shard text`` asks for."""
+    return Shard().parse(text, Origin("--codesearch-shard", Path.cwd()))
 
 
 def test_parse_shard() -> None:
     assert parse_shard("2/3") == (2, 3) and parse_shard(" 1 / 1 ") == (1, 1)
     for bad in ("0/3", "4/3", "a/b", "3", "1/0"):
-        with pytest.raises(ShardError, match=r"^--codesearch-shard: "):
+        with pytest.raises(SettingsError, match=r"^--codesearch-shard: "):
             parse_shard(bad)
 
 
@@ -70,4 +76,7 @@ def test_merging_runs_of_different_seeds_is_refused(pytester: pytest.Pytester, t
         pytester.runpytest("--codesearch-agent=oracle", f"--codesearch-seed={seed}", f"--codesearch-report-dir=r{seed}")
     result = pytester.runpytest("--codesearch-merge", "r1", "r2", "--codesearch-report-dir=merged")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: --codesearch-merge: r1 and r2 were run with different settings (seed: 1 vs 2)*"])
+    result.stderr.fnmatch_lines([
+        "ERROR: --codesearch-merge: r1 and r2 differ in --codesearch-seed (1 vs 2); run every shard with the same "
+        "options, including --codesearch-seed"
+    ])

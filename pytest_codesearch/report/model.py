@@ -12,7 +12,6 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, PlainSerializer
 
-from pytest_codesearch.settings.model import DEFAULT_ALPHA, DEFAULT_BOOTSTRAP
 from pytest_codesearch.status import Status
 
 SCHEMA_VERSION = 1
@@ -120,7 +119,11 @@ class AgentInfo(_Record):
 
 
 class RunInfo(_Record):
-    """The settings and environment of a run."""
+    """The settings and environment of a run.
+
+    It records every option that changes results (``identity=True`` in the option table, by the same
+    name; the defaults here are the table's, which a test keeps equal) and the pytest selection (-k, -m).
+    """
 
     seed: int
     runs: int = Field(description="Timed runs per case.")
@@ -133,16 +136,27 @@ class RunInfo(_Record):
     agents: dict[str, AgentInfo]
     workers: int = Field(description="Processes that ran cases concurrently (1 without xdist).")
     exit_status: int | None = None
-    bootstrap: int = Field(
-        default=DEFAULT_BOOTSTRAP, description="Bootstrap resamples behind every ci95 (seeded by seed)."
-    )
-    alpha: float = Field(
-        default=DEFAULT_ALPHA, description="Significance level of the paired comparisons (Holm-adjusted)."
-    )
+    bootstrap: int = Field(default=1000, description="Bootstrap resamples behind every ci95 (seeded by seed).")
+    alpha: float = Field(default=0.05, description="Significance level of the paired comparisons (Holm-adjusted).")
     f_beta: float | None = Field(
         default=None, description="Beta of the f_beta metric, null when it was not computed."
     )
     warmup: int = Field(default=0, description="Untimed runs of each query before the timed ones.")
+    randomize: bool = Field(default=True, description="Cases ran in the seeded shuffled order (false: gold-set order).")
+    timeout: float | None = Field(default=None, description="Budget of one retrieve() call in seconds; null: none.")
+    index_timeout: float = Field(default=600.0, description="Budget of one initialize() call in seconds.")
+    isolate: str = Field(default="auto", description="Where agents ran, as asked: none, process or auto.")
+    retries: int = Field(default=0, description="Further attempts at a case whose agent raised.")
+    max_answer: int = Field(default=1000, description="Entries of an answer that were scored; longer answers were cut.")
+    predictions: str | None = Field(
+        default=None, description="The replay agent's predictions: file name and SHA-256 of its content; null without."
+    )
+    entity_truth: str = Field(default="patch", description="Where SWE-bench entity truth came from: patch or dataset.")
+    limit: int | None = Field(default=None, description="Cases the run was limited to (before sharding); null: all.")
+    sample: str = Field(default="first", description="How the limited cases were picked: first or stratified.")
+    shard: str | None = Field(default=None, description="'I/N' when the run was one of N shards; null otherwise.")
+    keyword: str = Field(default="", description="The pytest -k expression that selected cases; '' for none.")
+    markers: str = Field(default="", description="The pytest -m expression that selected cases; '' for none.")
     timer_resolution_ns: float | None = Field(
         default=None, description="Resolution of the clock latencies are read from (perf_counter_ns)."
     )

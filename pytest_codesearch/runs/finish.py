@@ -1,13 +1,103 @@
-"""The end of a run as a library function: stored records in, ``RunReport`` out, report files written."""
+"""The end of a run, one library function for every door: case records in, report, outputs, history, gates,
+exit status out.
+
+A live run (the controller's ``pytest_sessionfinish``, resumed or not), ``--codesearch-merge`` and
+``report_from_journal`` all end here, so the same records always give the same report, the same files,
+the same saved run, the same gate verdicts and the same exit status::
+
+    finished = finish_run(records, Ending(targets=Targets(report_dir=Path("out"))), session_status=0)
+    finished.exit_status        # 1 when a case failed or a gate did
+"""
 
 from __future__ import annotations
 
+import os
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pytest_codesearch.report.aggregate import build_run_report
 from pytest_codesearch.report.cost import summarize_costs
-from pytest_codesearch.runs.journal import RunRecords, read_journal
 from pytest_codesearch.report.model import CaseResult, RunReport
+from pytest_codesearch.report.render.formats import REPORT_FORMATS, Targets
+from pytest_codesearch.runs.gates import Gates
+from pytest_codesearch.runs.journal import RunRecords, read_journal
+
+if TYPE_CHECKING:
+    from pytest_codesearch.settings.model import Settings
+
+OK, TESTS_FAILED, INTERRUPTED, INTERNAL_ERROR, NO_TESTS_COLLECTED = 0, 1, 2, 3, 5
+"""pytest's exit statuses (``pytest.ExitCode``), as plain ints: the library does not import pytest."""
+
+
+@dataclass(frozen=True)
+class Saving:
+    """Where and how a run is saved in the history (``runs/history.py``)."""
+
+    history: Path
+    journal: Path | None
+    commit: str | None
+    partial: bool = False
+
+
+@dataclass(frozen=True)
+class Ending:
+    """What the end of a run does besides building the report: where outputs go, saving, gates."""
+
+    targets: Targets
+    saving: Saving | None = None
+    """None: the run is not saved (``--codesearch-no-save``)."""
+    gates: Gates = field(default_factory=Gates)
+    sharded: bool = False
+    """The run is one shard of a CI matrix: a shard that holds no case still passes."""
+
+
+@dataclass
+class Finished:
+    """What the end of a run produced: the report, the exit status and the lines to show."""
+
+    report: RunReport
+    exit_status: int
+    lines: list[str] = field(default_factory=list)
+    """Where each output went, the saved run, failed gates (one line each)."""
+    failures: list[str] = field(default_factory=list)
+    """The failed gates and outputs that could not be written (shown in red)."""
+
+
+def finish_run(records: RunRecords, ending: Ending, session_status: int) -> Finished:
+    """Build the report of ``records``, write every output, save the run, check the gates; return the result.
+
+    ``session_status`` is the exit status of the session that ran the cases (``OK`` for a merge): the
+    exit status is derived from it and the records (``exit_status``).
+    """
+    report = build_report(records)
+    finished = Finished(report, OK)
+    _write_outputs(report, ending.targets, finished)
+    if ending.saving is not None:
+        _save(report, records, ending.saving, finished)
+    gate_failures = ending.gates.check(report)
+    finished.lines += gate_failures
+    finished.failures += gate_failures
+    finished.exit_status = exit_status(session_status, records, sharded=ending.sharded, failed=bool(finished.failures))
+    return finished
+
+
+def exit_status(session_status: int, records: RunRecords, *, sharded: bool = False, failed: bool = False) -> int:
+    """Return the run's exit status: the session's, made to count every record (resumed and merged ones too).
+
+    An interrupted session, an internal or usage error keeps its status. Otherwise the status is
+    ``TESTS_FAILED`` when the session failed, a case failed, a gold-set entry was broken or ``failed`` (a
+    gate, an output that could not be written); ``NO_TESTS_COLLECTED`` when nothing at all ran (but a
+    shard may hold nothing); else ``OK``.
+    """
+    if session_status not in (OK, TESTS_FAILED, NO_TESTS_COLLECTED):
+        return session_status
+    broken = any(c.status.failed for c in records.cases.values()) or bool(records.invalid)
+    if session_status == TESTS_FAILED or broken or failed:
+        return TESTS_FAILED
+    if session_status == NO_TESTS_COLLECTED and not records.cases and not sharded:
+        return NO_TESTS_COLLECTED
+    return OK
 
 
 def build_report(records: RunRecords) -> RunReport:
@@ -35,9 +125,55 @@ def build_report(records: RunRecords) -> RunReport:
     )
     report.warnings.extend(_answer_warnings(cases))
     report.costs = summarize_costs(cases)
-    interrupted = records.end is None or records.end.exit_status in (2, 3)  # Ctrl-C, internal error
+    interrupted = records.end is None or records.end.exit_status in (INTERRUPTED, INTERNAL_ERROR)
     report.incomplete = interrupted or bool(report.not_run)
     return report
+
+
+def report_from_journal(path: Path) -> RunReport:
+    """Return the run report of the journal at ``path`` (no pytest session needed)."""
+    return build_report(read_journal(path))
+
+
+def _write_outputs(report: RunReport, targets: Targets, finished: Finished) -> None:
+    """Write every output ``targets`` asks for; one that cannot be written is a failure line, not an error."""
+    for entry in REPORT_FORMATS.values():
+        destination = entry.destination(targets)
+        if destination is None:
+            continue
+        try:
+            entry.write(report, destination)
+        except OSError as exc:
+            _cannot_write(finished, exc, _WHAT[entry.target])
+            continue
+        if entry.note:
+            finished.lines.append(f"codesearch: {entry.note.format(path=destination)}")
+
+
+def _save(report: RunReport, records: RunRecords, saving: Saving, finished: Finished) -> None:
+    """Save the run in the history; a history that cannot be written is a failure line."""
+    from pytest_codesearch.runs.history import save_run
+
+    try:
+        saved = save_run(
+            saving.history, report, saving.journal,
+            commit=saving.commit, goldsets=records.goldsets, partial=saving.partial,
+        )  # fmt: skip
+    except OSError as exc:
+        _cannot_write(finished, exc, "the run to the history")
+        return
+    finished.lines.append(f"codesearch: run saved as {saved.id} in {saving.history}")
+
+
+_WHAT = {"report_dir": "the report", "trec": "TREC files", "step_summary": "the job summary"}
+
+
+def _cannot_write(finished: Finished, exc: OSError, what: str) -> None:
+    """Add one failure line naming what could not be written, where and why (once, however many files)."""
+    message = f"codesearch: cannot write {what} to {exc.filename or 'its folder'}: {exc.strerror or exc}"
+    if message not in finished.failures:
+        finished.lines.append(message)
+        finished.failures.append(message)
 
 
 def _answer_warnings(cases: list[CaseResult]) -> list[str]:
@@ -54,6 +190,19 @@ def _answer_warnings(cases: list[CaseResult]) -> list[str]:
     return lines
 
 
-def report_from_journal(path: Path) -> RunReport:
-    """Return the run report of the journal at ``path`` (no pytest session needed)."""
-    return build_report(read_journal(path))
+def ending_for(settings: Settings, report_dir: Path, *, rootdir: Path, gates: Gates, partial: bool = False) -> Ending:
+    """Return what the end of a run with ``settings`` does, its report files going to ``report_dir``."""
+    from pytest_codesearch.runs.history import git_commit, history_dir
+    from pytest_codesearch.runs.journal import JOURNAL_NAME
+
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    targets = Targets(
+        report_dir=report_dir,
+        formats=settings.formats,
+        trec=settings.trec,
+        step_summary=Path(summary) if summary else None,
+    )
+    saving = None
+    if not settings.no_save:
+        saving = Saving(history_dir(settings.cache_dir), report_dir / JOURNAL_NAME, git_commit(rootdir), partial)
+    return Ending(targets, saving, gates, sharded=settings.shard is not None)

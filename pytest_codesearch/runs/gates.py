@@ -13,11 +13,14 @@ Each failure is one line naming the agent, the metric, the value and the thresho
 
 from __future__ import annotations
 
+import difflib
 import math
-from dataclasses import dataclass
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from pathlib import Path
 
-from pytest_codesearch.runs.compare import LATENCY_FIGURES, compare_runs, summary_value
 from pytest_codesearch.report.model import RunReport
+from pytest_codesearch.runs.compare import LATENCY_FIGURES, compare_runs, summary_value
 
 
 class GateError(ValueError):
@@ -127,6 +130,65 @@ def check_regressions(
                 f"(allowed {tolerance.describe()}: {limit:.4f}{p})"
             )
     return failures
+
+
+@dataclass
+class Gates:
+    """The gates a run was asked for: floors, and tolerances against a loaded baseline."""
+
+    floors: list[Floor] = field(default_factory=list)
+    tolerances: list[Tolerance] = field(default_factory=list)
+    baseline: RunReport | None = None
+    baseline_name: str = "baseline"
+    require_significance: bool = True
+
+    @classmethod
+    def parse(
+        cls,
+        fail_under: str | None,
+        fail_on: str | None,
+        baseline: str | None,
+        *,
+        gate_any: bool = False,
+        history: Path,
+        here: Path,
+    ) -> Gates:
+        """Return the gates of the options' values; ``GateError`` (or ``HistoryError`` for the baseline) says
+        what is wrong, before any case runs."""
+        from pytest_codesearch.runs.history import load_report, resolve_run
+
+        gates = cls(
+            floors=parse_floors(fail_under) if fail_under else [],
+            tolerances=parse_tolerances(fail_on) if fail_on else [],
+            require_significance=not gate_any,
+        )
+        if gates.tolerances and not baseline:
+            raise GateError("--codesearch-fail-on: needs --codesearch-baseline RUN (a path, an id or 'latest')")
+        if baseline:
+            gates.baseline = load_report(resolve_run(baseline, history, here))
+            gates.baseline_name = f"baseline {baseline}"
+        return gates
+
+    def check_names(self, known: Collection[str]) -> None:
+        """Raise ``GateError`` when a gate names a metric the run cannot have (``known``: its metric names)."""
+        for where, metric in [("--codesearch-fail-under", f.metric) for f in self.floors] + [
+            ("--codesearch-fail-on", t.metric) for t in self.tolerances
+        ]:
+            if metric not in known and metric not in LATENCY_FIGURES:
+                choices = [*known, *LATENCY_FIGURES]
+                close = difflib.get_close_matches(metric, choices, n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                raise GateError(f"{where}: {metric!r} is not a metric of this run{hint}")
+
+    def check(self, report: RunReport) -> list[str]:
+        """Return one message per failed gate (empty when every gate passed)."""
+        failures = check_floors(report, self.floors)
+        if self.baseline is not None and self.tolerances:
+            failures += check_regressions(
+                report, self.baseline, self.tolerances,
+                require_significance=self.require_significance, label=self.baseline_name,
+            )  # fmt: skip
+        return failures
 
 
 def _parts(text: str, where: str) -> list[str]:

@@ -3,8 +3,9 @@
 The controller (or the only process) writes it in the report directory while the run goes on: a header
 with the run's settings, the node ids collected, one line per case record and per broken gold-set
 entry, and an end line. A run killed at any point (even with SIGKILL) leaves every record that
-arrived before; ``read_journal`` skips a torn last line. ``report.finish.build_report`` turns what it
-holds into the ``RunReport``, with or without a pytest session.
+arrived before; ``read_journal`` skips a torn last line. ``runs.finish.finish_run`` turns what it
+holds into the ``RunReport`` and the run's outputs, with or without a pytest session. ``JournalWriter`` is
+the one writer of journals (a live run's, a merge's).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from pydantic import Field, ValidationError
 from pytest_codesearch.report.model import CaseResult, InvalidEntry, RunInfo, _Record
 
 JOURNAL_VERSION = 1
+JOURNAL_NAME = "journal.jsonl"
+"""The case journal's file name in the report directory."""
 
 
 class JournalHeader(_Record):
@@ -79,6 +82,18 @@ class JournalWriter:
     def invalid(self, entry_json: str) -> None:
         """Record one broken gold-set entry, given as ``InvalidEntry`` JSON."""
         self._write("invalid", entry_json)
+
+    def replay(self, records: RunRecords) -> None:
+        """Write everything ``records`` holds: collected ids, gold sets, cases, broken entries, and the end."""
+        self.collected(sorted(records.collected))
+        if records.goldsets:
+            self.goldsets(records.goldsets)
+        for case in records.cases.values():
+            self.case(case.model_dump_json())
+        for entry in records.invalid:
+            self.invalid(entry.model_dump_json())
+        if records.end is not None:
+            self.end(records.end)
 
     def end(self, end: JournalEnd) -> None:
         """Record the end of the session and close the file."""

@@ -1,33 +1,39 @@
-"""``--codesearch-resume``: reuse the completed cases of the last run, so only the rest run again.
+"""``--codesearch-resume``: finish the interrupted run, reusing the cases its journal completed.
 
-A case record is reused when the last run's journal holds it with an end state (any status but
-``not_run``), for the same node id (gold set, case, agent with its parameter), the same gold-set
-content (SHA-256 of the file) and the same plugin version. The seed of that run is taken again
-unless one is given, so the run order and the random agent's answers are those of the first run.
+A resumed run is the same run: its identity (the options that change results, the selection, the
+plugin version; ``runs/identity.py``) must equal the interrupted one's, or it is refused with one line
+naming the option and both values, and so is a run whose gold sets changed since (SHA-256 of each
+file). It runs the interrupted selection (the node ids the journal collected, in the same seeded
+order) and nothing else, reusing every case record the journal holds. The seed of that run is taken
+again unless one is given.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from pytest_codesearch.runs.journal import JournalError, read_journal
-from pytest_codesearch.report.model import CaseResult
+from pytest_codesearch.nodeids import base_nodeid
+from pytest_codesearch.report.model import CaseResult, RunInfo
+from pytest_codesearch.runs.identity import first_difference
+from pytest_codesearch.runs.journal import JournalError, RunRecords, read_journal
 
 
 @dataclass(frozen=True)
 class ResumePlan:
-    """What a resumed run reuses: the earlier seed and the records of its completed cases by node id."""
+    """What a resumed run reuses: the earlier run, its completed records by node id, its selection."""
 
-    seed: int | None
-    records: dict[str, CaseResult]
+    earlier: RunRecords | None
     note: str
+    records: dict[str, CaseResult] = field(default_factory=dict)
+    universe: frozenset[str] | None = None
+    """Node ids the interrupted run selected (None: no earlier run, select as usual)."""
 
-
-def base_nodeid(nodeid: str) -> str:
-    """Return ``nodeid`` without the ``@group`` suffix ``--dist loadgroup`` appends."""
-    return nodeid.split("]@", 1)[0] + "]" if "]@" in nodeid else nodeid
+    @property
+    def seed(self) -> int | None:
+        """Return the interrupted run's seed, None without one."""
+        return None if self.earlier is None else self.earlier.header.run.seed
 
 
 def file_digest(path: Path) -> str | None:
@@ -38,29 +44,41 @@ def file_digest(path: Path) -> str | None:
         return None
 
 
-def plan_resume(journal: Path, rootdir: Path, version: str, agents: dict[str, str | None]) -> ResumePlan:
-    """Return what can be reused from ``journal`` for agents ``name -> param repr`` at plugin ``version``.
-
-    A missing or unreadable journal reuses nothing (the note says why); it never fails the run.
-    """
+def load_earlier(journal: Path) -> ResumePlan:
+    """Return the interrupted run of ``journal``; a missing or unreadable one resumes nothing (the note says why)."""
     if not journal.exists():
-        return ResumePlan(None, {}, f"no earlier run in {journal}: running every case")
+        return ResumePlan(None, f"no earlier run in {journal}: running every case")
     try:
         earlier = read_journal(journal)
     except JournalError as exc:
-        return ResumePlan(None, {}, f"cannot resume ({exc}): running every case")
-    run = earlier.header.run
-    if run.versions.get("pytest-codesearch") != version:
-        return ResumePlan(None, {}, "the earlier run used another pytest-codesearch version: running every case")
-    digests = {name: file_digest(rootdir / name) for name in earlier.goldsets}
-    reused = {}
-    for nodeid, case in earlier.cases.items():
-        info = run.agents.get(case.agent)
-        same_agent = case.agent in agents and (info is None or info.param == agents[case.agent])
-        same_goldset = earlier.goldsets.get(case.goldset) is not None and (
-            earlier.goldsets.get(case.goldset) == digests.get(case.goldset)
+        return ResumePlan(None, f"cannot resume ({exc}): running every case")
+    return ResumePlan(earlier, "")
+
+
+def refusal(earlier: RunRecords, now: RunInfo, rootdir: Path) -> str | None:
+    """Return the one line refusing to resume ``earlier`` as ``now``, None when they are the same run."""
+    differ = first_difference(earlier.header.run, now)
+    if differ is not None:
+        label, before, after = differ
+        return (
+            f"--codesearch-resume: the interrupted run used {label} {before}, this one {after}; resume with the "
+            "same options, or run without --codesearch-resume"
         )
-        if same_agent and same_goldset:
-            reused[base_nodeid(nodeid)] = case
-    note = f"resuming the run of {run.started_at}: {len(reused)} completed case(s) reused"
-    return ResumePlan(run.seed, reused, note)
+    changed = [name for name, digest in sorted(earlier.goldsets.items()) if file_digest(rootdir / name) != digest]
+    if changed:
+        return (
+            f"--codesearch-resume: {changed[0]} changed since the interrupted run; its cases are not the ones "
+            "that run had: run without --codesearch-resume"
+        )
+    return None
+
+
+def plan_resume(loaded: ResumePlan) -> ResumePlan:
+    """Return ``loaded`` with the records it reuses and the selection to finish (after ``refusal`` said yes)."""
+    earlier = loaded.earlier
+    if earlier is None:
+        return loaded
+    reused = {base_nodeid(nodeid): case for nodeid, case in earlier.cases.items()}
+    universe = frozenset(base_nodeid(n) for n in earlier.collected | set(earlier.cases))
+    note = f"resuming the run of {earlier.header.run.started_at}: {len(reused)} completed case(s) reused"
+    return ResumePlan(earlier, note, reused, universe)

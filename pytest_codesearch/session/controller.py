@@ -1,4 +1,4 @@
-"""The controller's side of a run: records from test reports go to the journal; the end writes the report."""
+"""The controller's side of a run: records from test reports go to the journal; the end is ``runs.finish``."""
 
 from __future__ import annotations
 
@@ -11,33 +11,34 @@ from typing import Any
 
 import pytest
 
-from pytest_codesearch.keys import CASE_ATTRIBUTE, INVALID_ATTRIBUTE, JOURNAL_NAME
+from pytest_codesearch.nodeids import base_nodeid, is_case_nodeid, parse_nodeid
 from pytest_codesearch.report.cost import cost_lines
-from pytest_codesearch.runs.finish import build_report
-from pytest_codesearch.report.render.formats import write_reports
-from pytest_codesearch.runs.journal import JournalEnd, JournalHeader, JournalWriter, RunRecords
 from pytest_codesearch.report.model import AgentInfo, CaseResult, InvalidEntry, RunInfo, RunReport
 from pytest_codesearch.report.render.terminal import render_terminal
 from pytest_codesearch.repo.prune import pruning_note
-from pytest_codesearch.runs.resume import file_digest
-from pytest_codesearch.session.run_end import RunEnd
 from pytest_codesearch.runner.inprocess import timing_overhead_ns
+from pytest_codesearch.runs.finish import Finished
+from pytest_codesearch.runs.journal import JOURNAL_NAME, JournalEnd, JournalHeader, JournalWriter, RunRecords
+from pytest_codesearch.runs.resume import file_digest
 from pytest_codesearch.scoring import metric_names, optional_metric_names
+from pytest_codesearch.session.items import CASE_ATTRIBUTE, INVALID_ATTRIBUTE
+from pytest_codesearch.session.run_end import RunEnd
 from pytest_codesearch.session.state import RunState
+from pytest_codesearch.settings.options import identity_values
 from pytest_codesearch.status import Status
 
 _PACKAGES = ("pytest", "pytest-codesearch", "pytest-xdist", "pytest-timeout", "pygit2", "numpy")
 
 
 class RunCollector:
-    """Registered on the controller (or the only process): journals records and writes the report."""
+    """Registered on the controller (or the only process): journals records and ends the run."""
 
     def __init__(self, config: pytest.Config, state: RunState) -> None:
         self.config = config
         self.state = state
         settings = state.settings
         header = JournalHeader(
-            run=self._run_info(),
+            run=run_info(config, state),
             metric_names=metric_names(settings.ks, settings.f_beta is not None),
             optional_metric_names=optional_metric_names(settings.ks),
             headline=list(settings.headline) or None,
@@ -45,10 +46,15 @@ class RunCollector:
         self.records = RunRecords(header)
         self.journal: JournalWriter | None = None
         self._journal_pending = False
-        self.report: RunReport | None = None
-        self.write_error: str | None = None
-        self.end = RunEnd(config, state)  # history, partial runs, gates, TREC, CI outputs
+        self.finished: Finished | None = None
+        self.journal_error: str | None = None
+        self.end = RunEnd(config, state)  # gates are parsed here: a bad one stops the run before any case
         self.started = time.time()
+
+    @property
+    def report(self) -> RunReport | None:
+        """Return the run's report once the session finished."""
+        return None if self.finished is None else self.finished.report
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         """Take the resumed cases; the journal opens once collection says where the report goes."""
@@ -67,24 +73,18 @@ class RunCollector:
         try:
             self.journal = JournalWriter(target / JOURNAL_NAME, self.records.header)
         except OSError as exc:
-            self._cannot_write(exc)
+            self.journal_error = f"codesearch: cannot write the journal in {exc.filename or target}: {exc.strerror or exc}"
             return
-        self.journal.collected(sorted(self.records.collected))
-        if self.records.goldsets:
-            self.journal.goldsets(self.records.goldsets)
-        for case in self.records.cases.values():
-            self.journal.case(case.model_dump_json())
-        for entry in self.records.invalid:
-            self.journal.invalid(entry.model_dump_json())
+        self.journal.replay(self.records)
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """Remember every case collected in this process, the universe for 'not run'."""
-        self._collected([i.nodeid for i in session.items if _is_case_item(i)])
+        self._collected([i.nodeid for i in session.items if hasattr(i, "spec") and is_case_nodeid(i.nodeid)])
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         """Under xdist the controller collects nothing: the workers' node ids are the universe."""
-        self._collected([i for i in ids if _looks_like_case(i)])
+        self._collected([base_nodeid(i) for i in ids if is_case_nodeid(i)])
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Journal the case record a call report carries; a crashed worker's case becomes ``crashed``."""
@@ -98,14 +98,15 @@ class RunCollector:
             if self.journal is not None:
                 self.journal.invalid(invalid)
         # pytest-xdist reports a crashed worker's case with when == "???" and nothing of ours on it
-        crashed = str(report.when) == "???" and report.nodeid in self.records.collected
-        if crashed and report.nodeid not in self.records.cases:
-            case = _crashed_case(report)
-            self._case(case, case.model_dump_json())
+        nodeid = base_nodeid(report.nodeid)
+        if str(report.when) == "???" and nodeid in self.records.collected and nodeid not in self.records.cases:
+            case = self._crashed_case(nodeid)
+            if case is not None:
+                self._case(case, case.model_dump_json())
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        """End the journal, build the report from its records and write the report files (also after Ctrl-C)."""
+        """End the journal, then end the run (report, outputs, history, gates; also after Ctrl-C)."""
         if self.config.option.collectonly:
             return
         if self._journal_pending:  # nothing was collected (a collection error, no gold set)
@@ -114,20 +115,12 @@ class RunCollector:
         self.records.end = end
         if self.journal is not None:
             self.journal.end(end)
-        self.report = build_report(self.records)
-        try:
-            write_reports(self.report, self.end.report_dir(self.records), self.state.settings.formats)
-        except OSError as exc:  # an unwritable report directory must not end in an internal error
-            self._cannot_write(exc)
-        if self.write_error is not None and session.exitstatus == pytest.ExitCode.OK:
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
-        if self.state.settings.shard is not None and session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
-            session.exitstatus = pytest.ExitCode.OK  # a shard may hold nothing: the matrix job still passes
-        if self.state.resumed and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
-            # the resumed cases count as run: the exit status is the uninterrupted run's
-            failed = any(c.status.failed for c in self.state.resumed.values())
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED if failed else pytest.ExitCode.OK
-        self.end.finish(self.records, self.report, session)  # gates see the exit status set above
+        self.finished = self.end.finish(self.records, int(session.exitstatus))
+        if self.journal_error is not None:
+            self.finished.lines.insert(0, self.journal_error)
+            self.finished.failures.append(self.journal_error)
+            self.finished.exit_status = max(self.finished.exit_status, int(pytest.ExitCode.TESTS_FAILED))
+        session.exitstatus = self.finished.exit_status
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         """Close the journal of a session that ended before it finished (a usage error at start)."""
@@ -136,23 +129,22 @@ class RunCollector:
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         """Print the agents side by side with the best of each column marked."""
-        if self.report is None:
+        if self.finished is None:
             return
+        report = self.finished.report
         terminalreporter.section("codesearch")
-        if self.write_error is not None:
-            terminalreporter.write_line(self.write_error, red=True)
         width = self.config.get_terminal_writer().fullwidth
-        for line in render_terminal(self.report, None, width) + cost_lines(self.report) + _advice(self.report):
+        for line in render_terminal(report, None, width) + cost_lines(report) + _advice(report):
             terminalreporter.write_line(line)
-        results = self.report.cases
+        results = report.cases
         cases = len({(c.goldset, c.id) for c in results})
         agents = len({c.agent for c in results})
         terminalreporter.write_line(
             f"codesearch: {len(results)} results ({_plural(cases, 'case')} x {_plural(agents, 'agent')}), "
-            f"seed {self.state.seed}; report in {self.state.settings.report_dir}"
+            f"seed {self.state.seed}; report in {self.end.report_dir(self.records)}"
         )
-        for line in self.end.lines:
-            terminalreporter.write_line(line, red=line in self.end.failures)
+        for line in self.end.lines + self.finished.lines:
+            terminalreporter.write_line(line, red=line in self.finished.failures)
         note = pruning_note(self.state.snapshots.cache_dir, self.started, self.state.settings.cache_size)
         if note is not None:
             terminalreporter.write_line(note)
@@ -176,35 +168,39 @@ class RunCollector:
         if self.journal is not None:
             self.journal.case(record_json)
 
-    def _cannot_write(self, exc: OSError) -> None:
-        where = exc.filename or self.state.settings.report_dir
-        self.write_error = f"codesearch: cannot write the report to {where}: {exc.strerror or exc}"
+    def _crashed_case(self, nodeid: str) -> CaseResult | None:
+        """Rebuild what a crash report allows: the node id names gold set, case and agent."""
+        parts = parse_nodeid(nodeid, [c.name for c in self.state.choices])
+        if parts is None:
+            return None
+        return CaseResult(
+            id=parts.case_id, goldset=parts.goldset, agent=parts.agent, query="", nodeid=nodeid,
+            ground_truth=[], relevance={}, retrieved=[], status=Status.CRASHED, latency_ms=None,
+            latencies_ms=[], index_ms=None, metrics={}, error="the worker process running this case crashed",
+        )  # fmt: skip
 
-    def _run_info(self) -> RunInfo:
-        settings = self.state.settings
-        started = _now()
-        return RunInfo(
-            seed=self.state.seed,
-            runs=settings.runs,
-            k=settings.k,
-            ks=list(settings.ks),
-            started_at=started,
-            finished_at=started,
-            versions=_versions(),
-            goldsets=[],
-            agents={
-                c.name: AgentInfo(fixture=c.spec.factory.__name__, source=c.spec.source, param=c.param_repr)
-                for c in self.state.choices
-            },
-            workers=_workers(self.config),
-            exit_status=None,
-            bootstrap=settings.bootstrap,
-            alpha=settings.alpha,
-            f_beta=settings.f_beta,
-            warmup=settings.warmup,
-            timer_resolution_ns=time.get_clock_info("perf_counter").resolution * 1e9,
-            timing_overhead_ns=timing_overhead_ns(),
-        )
+
+def run_info(config: pytest.Config, state: RunState) -> RunInfo:
+    """Return what the run records about itself: every option that changes results, the selection, the
+    environment (``RunInfo``)."""
+    started = _now()
+    return RunInfo(
+        **{**identity_values(state.settings), "seed": state.seed},  # type: ignore[arg-type]
+        keyword=str(config.getoption("keyword", "") or ""),
+        markers=str(config.getoption("markexpr", "") or ""),
+        started_at=started,
+        finished_at=started,
+        versions=_versions(),
+        goldsets=[],
+        agents={
+            c.name: AgentInfo(fixture=c.spec.factory.__name__, source=c.spec.source, param=c.param_repr)
+            for c in state.choices
+        },
+        workers=_workers(config),
+        exit_status=None,
+        timer_resolution_ns=time.get_clock_info("perf_counter").resolution * 1e9,
+        timing_overhead_ns=timing_overhead_ns(),
+    )
 
 
 def _advice(report: RunReport) -> list[str]:
@@ -218,39 +214,6 @@ def _advice(report: RunReport) -> list[str]:
 
 def _plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
-
-
-def _looks_like_case(nodeid: str) -> bool:
-    """Return True for ``goldset::case[agent]`` ids (with the ``@group`` suffix --dist loadgroup adds)."""
-    _, sep, rest = nodeid.partition("::")
-    return bool(sep) and rest.split("@", 1)[0].endswith("]")
-
-
-def _is_case_item(item: pytest.Item) -> bool:
-    return item.nodeid.endswith("]") and hasattr(item, "spec")
-
-
-def _crashed_case(report: pytest.TestReport) -> CaseResult:
-    """Rebuild what a crash report allows: the node id names gold set, case and agent."""
-    goldset, _, rest = report.nodeid.partition("::")
-    rest = rest.split("]@", 1)[0].removesuffix("]")  # drop the "@group" suffix of --dist loadgroup
-    case_id, _, agent = rest.partition("[")
-    return CaseResult(
-        id=case_id,
-        goldset=goldset,
-        agent=agent,
-        query="",
-        nodeid=report.nodeid,
-        ground_truth=[],
-        relevance={},
-        retrieved=[],
-        status=Status.CRASHED,
-        latency_ms=None,
-        latencies_ms=[],
-        index_ms=None,
-        metrics={},
-        error="the worker process running this case crashed",
-    )
 
 
 def _workers(config: pytest.Config) -> int:

@@ -10,16 +10,16 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 import pytest_codesearch
-from pytest_codesearch.evaluate import CaseError, CaseSpec, EvalSettings, evaluate_case
+from pytest_codesearch.evaluate import CaseError, CaseSpec, evaluate_case
 from pytest_codesearch.gcpause import paused_gc
 from pytest_codesearch.goldset import formats
 from pytest_codesearch.goldset.entries import format_error
-from pytest_codesearch.keys import POOL_FIXTURE
+from pytest_codesearch.nodeids import base_nodeid, case_name
 from pytest_codesearch.repo.remote import RemoteCache, default_cache_dir
 from pytest_codesearch.repo.resolve import default_repo, resolve_repo
 from pytest_codesearch.report.model import CaseResult, InvalidEntry
@@ -27,14 +27,44 @@ from pytest_codesearch.runner.base import AgentCrashed, AgentError, AgentTimeout
 from pytest_codesearch.settings.model import Settings
 from pytest_codesearch.session.state import STATE, RunState
 
+if TYPE_CHECKING:
+    from pytest_codesearch.runner.pool import AgentPool
+
 CASE_RESULT = pytest.StashKey[CaseResult]()
 """The record of a CaseItem's call phase (absent until it ran)."""
+POOL_FIXTURE = "_codesearch_pool"
+"""The session fixture holding this process's agent runners."""
+CASE_ATTRIBUTE = "codesearch_case"
+"""Attribute of a call report carrying the case record as JSON text (crosses xdist intact)."""
+INVALID_ATTRIBUTE = "codesearch_invalid"
+"""Attribute of a call report carrying a broken gold-set entry as JSON text."""
 
 _HIDDEN_DIRS = (os.path.dirname(pytest_codesearch.__file__), os.path.dirname(asyncio.__file__))
 
 
 def _codesearch_case(_codesearch_pool: Any) -> None:
     """Stand-in test function: CaseItem.runtest does the work; this only names the fixture it needs."""
+
+
+@pytest.fixture(scope="session", name=POOL_FIXTURE)
+def codesearch_pool(request: pytest.FixtureRequest) -> Iterator[AgentPool]:
+    """The agents of this process: created on first use, torn down at the end of the session."""
+    from pytest_codesearch.runner.pool import AgentPool
+
+    settings = request.config.stash[STATE].settings
+    pool = AgentPool(request, request.getfixturevalue, isolate=settings.isolation)
+    yield pool
+    pool.close()
+
+
+def attach_record(item: pytest.Item, report: pytest.TestReport) -> None:
+    """Put the record of ``item``'s call phase on its call ``report`` as JSON text, so it crosses xdist intact."""
+    if isinstance(item, CaseItem) and CASE_RESULT in item.stash:
+        result = item.stash[CASE_RESULT]
+        setattr(report, CASE_ATTRIBUTE, result.model_dump_json())
+        item.config.stash[STATE].local_results[item.nodeid] = result
+    elif isinstance(item, BrokenEntryItem):
+        setattr(report, INVALID_ATTRIBUTE, item.invalid_entry().model_dump_json())
 
 
 class GoldsetFile(pytest.File):
@@ -90,7 +120,7 @@ class GoldsetFile(pytest.File):
             )
             for choice in state.choices:
                 item = CaseItem.from_parent(
-                    self, name=f"{case.id}[{choice.name}]", callobj=_codesearch_case, spec=spec, choice=choice,
+                    self, name=case_name(case.id, choice.name), callobj=_codesearch_case, spec=spec, choice=choice,
                     fixtureinfo=fixtureinfo,
                 )
                 # every item of the file needs the same fixtures: resolve them once, not per item
@@ -144,8 +174,9 @@ class CaseItem(pytest.Function):
             self.choice,
             self.funcargs[POOL_FIXTURE],  # type: ignore[arg-type]
             state.snapshots,
-            _eval_settings(self.config, state),
-            nodeid=self.nodeid,
+            state.settings,
+            seed=state.seed,
+            nodeid=base_nodeid(self.nodeid),
             worker=state.worker_id,
         )
         self.stash[CASE_RESULT] = outcome.result
@@ -218,25 +249,6 @@ def _snapshot_group(key: tuple[str, str]) -> str:
     name = re.sub(r"[^\w.-]+", "_", Path(repo).name, flags=re.ASCII) or "repo"
     revision = re.sub(r"[^\w.-]+", "_", revision[:12], flags=re.ASCII) or "worktree"
     return f"{name}-{revision}-{digest}"
-
-
-_EVAL_SETTINGS = pytest.StashKey[EvalSettings]()
-
-
-def _eval_settings(config: pytest.Config, state: RunState) -> EvalSettings:
-    """Return how cases are run and scored, made once per session."""
-    made = config.stash.get(_EVAL_SETTINGS, None)
-    if made is None:
-        made = config.stash[_EVAL_SETTINGS] = _make_eval_settings(state)
-    return made
-
-
-def _make_eval_settings(state: RunState) -> EvalSettings:
-    s = state.settings
-    return EvalSettings(
-        runs=s.runs, ks=s.ks, k=s.k, seed=state.seed, f_beta=s.f_beta, timeout=s.timeout,
-        index_timeout=s.index_timeout, retries=s.retries, max_answer=s.max_answer, warmup=s.warmup,
-    )
 
 
 def _restructure_node_id(item: pytest.Item) -> None:

@@ -10,28 +10,10 @@ found the files in.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 T = TypeVar("T")
-
-_SHARD = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*")
-
-
-class ShardError(ValueError):
-    """A shard that cannot be parsed; str() says what is expected."""
-
-
-def parse_shard(text: str, where: str = "--codesearch-shard") -> tuple[int, int]:
-    """Return (index, count) from ``"I/N"`` with 1 <= I <= N, or raise ``ShardError`` naming ``where``."""
-    match = _SHARD.fullmatch(str(text))
-    if match is None:
-        raise ShardError(f"{where}: expected I/N such as 1/3, got {text!r}")
-    index, count = int(match.group(1)), int(match.group(2))
-    if count < 1 or not 1 <= index <= count:
-        raise ShardError(f"{where}: I must be between 1 and N, got {text!r}")
-    return index, count
 
 
 def assign_shards(groups: dict[str, int], count: int) -> dict[str, int]:

@@ -28,6 +28,8 @@ class RunState:
     """Controller: records of the earlier run's completed cases (``--codesearch-resume``), by node id."""
     skip: frozenset[str] = frozenset()
     """Node ids (without xdist's ``@group``) that this process deselects because they are resumed."""
+    universe: frozenset[str] | None = None
+    """Resuming: the node ids the interrupted run selected; nothing else runs (None: not resuming)."""
     local_results: dict[str, Any] = field(default_factory=dict)
     """Case records made in this process, by node id: the controller of a serial run takes them from
     here instead of parsing the JSON its own reports carry (under xdist it parses)."""

@@ -7,101 +7,88 @@ is parsed, so an error names the source actually used.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, cast
 
-from pytest_codesearch.settings.options import (
-    DEFAULT_ALPHA,
-    DEFAULT_BOOTSTRAP,
-    DEFAULT_CACHE_BYTES,
-    DEFAULT_CACHE_DIR,
-    DEFAULT_INDEX_TIMEOUT,
-    DEFAULT_KS,
-    DEFAULT_REPORT_DIR,
-    DEFAULT_RUNS,
-    OPTIONS,
-    REPORT_FORMATS,
-)
+from pytest_codesearch.settings.options import OPTIONS
 from pytest_codesearch.settings.types import Origin, SettingsError
 
-__all__ = [
-    "DEFAULT_ALPHA", "DEFAULT_BOOTSTRAP", "DEFAULT_CACHE_DIR", "DEFAULT_INDEX_TIMEOUT", "DEFAULT_KS",
-    "DEFAULT_REPORT_DIR", "DEFAULT_RUNS", "REPORT_FORMATS", "Given", "Layer", "Settings", "SettingsError",
-    "build_settings", "winner",
-]  # fmt: skip
+__all__ = ["Given", "Layer", "Settings", "SettingsError", "build_settings", "default_settings", "winner"]
 
 
 @dataclass(frozen=True)
 class Settings:
-    """What the user asked of this run; one field per row of ``options.OPTIONS``."""
+    """What the user asked of this run; one field per row of ``options.OPTIONS`` (the table gives the
+    defaults: ``build_settings``, or ``default_settings`` in code)."""
 
     agents: tuple[str, ...]
     seed: int | None
     runs: int
     k: int | None
     ks: tuple[int, ...]
-    report_dir: Path
-    cache_dir: Path
-    cache_size: int | None = DEFAULT_CACHE_BYTES
-    """Bytes the snapshot cache may hold (None: unbounded); see ``repo/prune.py``."""
-    f_beta: float | None = None
-    bootstrap: int = DEFAULT_BOOTSTRAP
-    alpha: float = DEFAULT_ALPHA
-    timeout: float | None = None
+    randomize: bool
+    timeout: float | None
     """Seconds one ``retrieve`` call may take (None: no limit)."""
-    index_timeout: float = DEFAULT_INDEX_TIMEOUT
+    index_timeout: float
     """Seconds one ``initialize`` call may take."""
-    isolate: str = "auto"
+    isolate: str
     """Where agents run: ``none``, ``process`` or ``auto`` (see ``isolation``)."""
-    retries: int = 0
-    warmup: int = 0
-    shard: tuple[int, int] | None = None
+    retries: int
+    max_answer: int
+    warmup: int
+    shard: tuple[int, int] | None
     """(I, N): run the I-th of N shards; None runs every item."""
-    merge: tuple[Path, ...] = ()
+    merge: tuple[Path, ...]
     """Report directories whose journals ``--codesearch-merge`` merges."""
-    resume: bool = False
-    validate: bool = False
+    validate: bool
     """``--codesearch-validate``: check the gold sets among the paths, run nothing."""
-    max_answer: int = 1000
-    randomize: bool = True
-    formats: tuple[str, ...] = REPORT_FORMATS
-    headline: tuple[str, ...] = ()
+    resume: bool
+    f_beta: float | None
+    bootstrap: int
+    alpha: float
+    report_dir: Path
+    formats: tuple[str, ...]
+    headline: tuple[str, ...]
     """Metric names shown as the headline; empty: chosen automatically."""
-    config_path: Path | None = None
-    generate: bool = False
-    repo: Path | None = None
-    rev: str = "HEAD"
-    output: Path | None = None
-    name: str | None = None
-    """The name mined case ids start with (None: the repository's folder name)."""
-    generate_lines: bool = True
-    """Mined cases record their line ranges, functions and modules."""
-    convert: Path | None = None
+    cache_dir: Path
+    cache_size: int | None
+    """Bytes the snapshot cache may hold (None: unbounded); see ``repo/prune.py``."""
+    config_path: Path | None
+    generate: bool
+    repo: Path | None
+    rev: str
+    output: Path | None
+    convert: Path | None
     """``--codesearch-convert``: the gold set to write as native JSONL (None: run cases)."""
-    repo_map: tuple[tuple[str, Path], ...] = ()
+    repo_map: tuple[tuple[str, Path], ...]
     """Repository names (``owner/name``, URLs) to local clones."""
-    predictions: Path | None = None
+    predictions: Path | None
     """The predictions the built-in ``replay`` agent answers with (None: it cannot be used)."""
-    entity_truth: str = "patch"
+    entity_truth: str
     """SWE-bench entity truth: ``patch`` (derived) or ``dataset`` (the instance's ``edit_functions``)."""
-    limit: int | None = None
+    limit: int | None
     """Run only this many cases (None: all)."""
-    sample: str = "first"
+    sample: str
     """How the limited cases are picked: ``first`` or ``stratified``."""
-    no_save: bool = False
+    name: str | None
+    """The name mined case ids start with (None: the repository's folder name)."""
+    generate_lines: bool
+    """Mined cases record their line ranges, functions and modules."""
+    no_save: bool
     """Do not save the run under ``<cache_dir>/history/``."""
-    history: bool = False
-    compare: tuple[str, ...] = ()
+    history: bool
+    compare: tuple[str, ...]
     """Saved runs ``--codesearch-compare`` compares (paths, ids, ``latest``, ``previous``)."""
-    fail_under: str | None = None
-    """Gate floors, e.g. ``ndcg@10=0.40`` (parsed by ``report.gates.parse_floors``)."""
-    baseline: str | None = None
-    fail_on: str | None = None
-    """Gate tolerances against the baseline, e.g. ``ndcg@10:-0.02`` (``report.gates.parse_tolerances``)."""
-    gate_any: bool = False
-    trec: Path | None = None
+    fail_under: str | None
+    """Gate floors, e.g. ``ndcg@10=0.40`` (parsed by ``runs.gates.parse_floors``)."""
+    baseline: str | None
+    fail_on: str | None
+    """Gate tolerances against the baseline, e.g. ``ndcg@10:-0.02`` (``runs.gates.parse_tolerances``)."""
+    gate_any: bool
+    trec: Path | None
     """Where TREC qrels and run files go (None: not written)."""
 
     def __post_init__(self) -> None:
@@ -163,6 +150,13 @@ def build_settings(layers: Sequence[Layer], invocation_dir: Path, rootdir: Path)
             given = Given(option.default, Origin(f"default of {option.field}", base, typed=True))
         values[option.field] = option.type.parse(given.value, given.origin)
     return Settings(**cast("dict[str, Any]", values))
+
+
+def default_settings(base: Path | None = None, **values: Any) -> Settings:
+    """Return the table's defaults (relative paths from ``base``, else the current folder) with ``values``
+    (typed ``Settings`` field values) replacing some: settings for code that runs cases without pytest."""
+    here = Path.cwd() if base is None else base
+    return dataclasses.replace(build_settings([], here, here), **values)
 
 
 def settings_fields() -> tuple[str, ...]:

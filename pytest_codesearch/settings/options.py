@@ -28,8 +28,9 @@ from pytest_codesearch.settings.types import (
     Shard,
     Text,
     ValueType,
+    recorded,
 )
-from pytest_codesearch.report.render.formats import REPORT_FORMATS as _FORMAT_REGISTRY
+from pytest_codesearch.report.render.formats import REPORT_DIR_FORMATS
 
 DEFAULT_RUNS = 3
 DEFAULT_KS = (1, 5, 10)
@@ -40,8 +41,8 @@ DEFAULT_CACHE_SIZE = f"{DEFAULT_CACHE_BYTES >> 30}GB"
 DEFAULT_BOOTSTRAP = 1000
 DEFAULT_ALPHA = 0.05
 DEFAULT_INDEX_TIMEOUT = 600.0
-REPORT_FORMATS = tuple(_FORMAT_REGISTRY)
-"""Every report format's name, from the report-format registry."""
+REPORT_FORMATS = REPORT_DIR_FORMATS
+"""The report files' format names, from the report-format registry."""
 
 Action = Literal["store", "append", "store_true"]
 
@@ -67,6 +68,9 @@ class Option:
     """``"+"``: the flag takes one or more values (``--codesearch-merge a b``)."""
     default_base: Literal["invocation", "rootdir"] = "invocation"
     """For paths: the folder a relative default is taken from."""
+    identity: bool = False
+    """The option changes a run's results (its cases, answers, scores or statistics): the run records it
+    (``RunInfo``), and ``--codesearch-merge`` and ``--codesearch-resume`` refuse runs that differ in it."""
 
     @property
     def dest(self) -> str:
@@ -91,35 +95,35 @@ class Option:
 OPTIONS: tuple[Option, ...] = (
     Option("agents", Names(metavar="NAME"), (), "agents to benchmark (repeatable; space or comma lists; 'all'); "
            "without one the plugin does nothing", flag="--codesearch-agent", ini="codesearch_agent",
-           action="append"),
+           action="append", identity=True),
     Option("seed", Integer(minimum=0, metavar="INT"), None, "seed of the run order and of the random agent; "
            "printed in the header and saved in the report", flag="--codesearch-seed", yaml="evaluation.seed",
-           shown_default="random"),
+           shown_default="random", identity=True),
     Option("runs", Integer(), DEFAULT_RUNS, "timed runs of each retrieval; latency is their median",
-           flag="--codesearch-runs", ini="codesearch_runs", yaml="evaluation.runs"),
+           flag="--codesearch-runs", ini="codesearch_runs", yaml="evaluation.runs", identity=True),
     Option("k", Integer(metavar="K"), None, "score precision, recall, f1 and f1_partial over the top K only",
-           flag="--codesearch-k", yaml="evaluation.k", shown_default="whole answer"),
+           flag="--codesearch-k", yaml="evaluation.k", shown_default="whole answer", identity=True),
     Option("ks", Cutoffs(), DEFAULT_KS, "cut-offs of the @k metrics (precision@k, recall@k, hit@k, ndcg@k)",
-           flag="--codesearch-ks", ini="codesearch_ks", yaml="evaluation.ks"),
+           flag="--codesearch-ks", ini="codesearch_ks", yaml="evaluation.ks", identity=True),
     Option("randomize", Boolean(), True, "shuffle the run order; false keeps the gold-set order",
-           yaml="evaluation.randomize"),
+           yaml="evaluation.randomize", identity=True),
     Option("timeout", Number(metavar="SECONDS"), None, "budget of one `retrieve()` call: a slower answer is "
            "status `timeout`, scored 0", flag="--codesearch-timeout", ini="codesearch_timeout",
-           yaml="evaluation.timeout"),
+           yaml="evaluation.timeout", identity=True),
     Option("index_timeout", Number(metavar="SECONDS"), DEFAULT_INDEX_TIMEOUT, "budget of one `initialize()` call "
            "(indexing a snapshot); over it, every case of that snapshot is `timeout` for that agent",
-           flag="--codesearch-index-timeout", ini="codesearch_index_timeout", yaml="evaluation.index_timeout"),
+           flag="--codesearch-index-timeout", ini="codesearch_index_timeout", yaml="evaluation.index_timeout", identity=True),
     Option("isolate", Choice(("auto", "none", "process"), metavar="LEVEL"), "auto", "where agents run: none (this "
            "process), process (a child process per agent: hard budgets, crashes contained), auto (process when "
-           "--codesearch-timeout is set)", flag="--codesearch-isolate"),
+           "--codesearch-timeout is set)", flag="--codesearch-isolate", identity=True),
     Option("retries", Integer(minimum=0), 0, "ask again, with backoff, up to N times when an agent raises",
-           flag="--codesearch-retries"),
+           flag="--codesearch-retries", identity=True),
     Option("max_answer", Integer(), 1000, "entries of an answer that are scored; longer answers are cut",
-           flag="--codesearch-max-answer"),
+           flag="--codesearch-max-answer", identity=True),
     Option("warmup", Integer(minimum=0), 0, "untimed runs of each query before the timed ones",
-           flag="--codesearch-warmup"),
+           flag="--codesearch-warmup", identity=True),
     Option("shard", Shard(), None, "run the I-th of N deterministic, snapshot-balanced shards of the items "
-           "(CI matrices; see docs/sharding.md)", flag="--codesearch-shard", shown_default="all items"),
+           "(CI matrices; see docs/sharding.md)", flag="--codesearch-shard", shown_default="all items", identity=True),
     Option("merge", PathList(metavar="DIR"), (), "merge the journals of these report directories (shards) into "
            "one report; runs no case", flag="--codesearch-merge", nargs="+", shown_default="off"),
     Option("validate", Boolean(), False, "check every case of the gold sets among the paths against its snapshot "
@@ -128,12 +132,12 @@ OPTIONS: tuple[Option, ...] = (
     Option("resume", Boolean(), False, "reuse the completed cases of the last run (its journal), run only the "
            "rest", flag="--codesearch-resume", action="store_true", shown_default="off"),
     Option("f_beta", Number(metavar="BETA"), None, "also score f_beta with this beta; 2 weighs recall higher",
-           flag="--codesearch-f-beta", yaml="evaluation.f_beta", shown_default="off"),
+           flag="--codesearch-f-beta", yaml="evaluation.f_beta", shown_default="off", identity=True),
     Option("bootstrap", Integer(minimum=100), DEFAULT_BOOTSTRAP, "bootstrap resamples of the 95% intervals",
-           flag="--codesearch-bootstrap", ini="codesearch_bootstrap", yaml="evaluation.bootstrap"),
+           flag="--codesearch-bootstrap", ini="codesearch_bootstrap", yaml="evaluation.bootstrap", identity=True),
     Option("alpha", Number(0.0, 1.0, metavar="A"), DEFAULT_ALPHA, "significance level of the paired tests "
            "between agents (Holm-corrected)", flag="--codesearch-alpha", ini="codesearch_alpha",
-           yaml="evaluation.alpha"),
+           yaml="evaluation.alpha", identity=True),
     Option("report_dir", PathValue(metavar="DIR"), DEFAULT_REPORT_DIR, "where the report files go",
            flag="--codesearch-report-dir", ini="codesearch_report_dir", yaml="output.directory"),
     Option("formats", Names(REPORT_FORMATS), REPORT_FORMATS, "report files to write",
@@ -168,16 +172,16 @@ OPTIONS: tuple[Option, ...] = (
            flag="--codesearch-repo-map", ini="codesearch_repo_map", yaml="evaluation.repo_map", action="append"),
     Option("predictions", PathValue(metavar="FILE"), None, "the published predictions the `replay` agent answers "
            "with (JSON or JSONL by instance id; docs/reproduce-a-published-table.md)", flag="--codesearch-predictions",
-           ini="codesearch_predictions", yaml="evaluation.predictions", shown_default="none"),
+           ini="codesearch_predictions", yaml="evaluation.predictions", shown_default="none", identity=True),
     Option("entity_truth", Choice(("patch", "dataset"), metavar="FROM"), "patch", "SWE-bench instances: derive "
            "function- and module-level truth from the patch, or take the dataset's own `edit_functions` (as "
            "LocAgent's published tables do)", flag="--codesearch-entity-truth", ini="codesearch_entity_truth",
-           yaml="evaluation.entity_truth"),
+           yaml="evaluation.entity_truth", identity=True),
     Option("limit", Integer(metavar="N"), None, "run only N cases: the first N of the seeded order, or a sample "
-           "(--codesearch-sample)", flag="--codesearch-limit", yaml="evaluation.limit", shown_default="all cases"),
+           "(--codesearch-sample)", flag="--codesearch-limit", yaml="evaluation.limit", shown_default="all cases", identity=True),
     Option("sample", Choice(("first", "stratified"), metavar="HOW"), "first", "with --codesearch-limit: the "
            "first N cases, or N taken in turn from each (repository, complexity) group, seeded",
-           flag="--codesearch-sample", yaml="evaluation.sample"),
+           flag="--codesearch-sample", yaml="evaluation.sample", identity=True),
     Option("name", Text(metavar="NAME"), None,
            "with --codesearch-generate: the gold set's name, which mined case ids start with",
            flag="--codesearch-name", yaml="dataset.name",
@@ -208,15 +212,32 @@ OPTIONS: tuple[Option, ...] = (
 )  # fmt: skip
 
 BY_YAML = {option.yaml: option for option in OPTIONS if option.yaml}
+IDENTITY: tuple[Option, ...] = tuple(option for option in OPTIONS if option.identity)
+"""The options that change results, in table order: what a run records and merge and resume compare."""
+
+
+def identity_values(settings: object) -> dict[str, object]:
+    """Return the values ``RunInfo`` records for the options that change results, by field name.
+
+    ``agents`` is left out: a run records its agents (resolved names and parameters) on its own.
+    """
+    return {o.field: recorded(o.type, getattr(settings, o.field)) for o in IDENTITY if o.field != "agents"}
+
+
+def option_label(field: str) -> str:
+    """Return how users give the option ``field``: its flag, else its YAML key, else its ini key."""
+    option = next(o for o in OPTIONS if o.field == field)
+    return option.flag or option.yaml or option.ini or field
 
 
 def options_markdown() -> str:
     """Return the options table of ``docs/getting-started.md``: flag, ini key, YAML key, default, meaning."""
-    rows = ["| option | ini key | YAML key | default | meaning |", "|---|---|---|---|---|"]
+    rows = ["| option | ini key | YAML key | default | changes results | meaning |", "|---|---|---|---|---|---|"]
     for option in OPTIONS:
         flag = f"`{option.flag}`" if option.flag and option.action == "store_true" else (
             f"`{option.flag} {option.type.metavar}`" if option.flag else "")
-        cells = [flag, _code(option.ini), _code(option.yaml), option.default_text, _cell(option.help)]
+        identity = "yes" if option.identity else ""
+        cells = [flag, _code(option.ini), _code(option.yaml), option.default_text, identity, _cell(option.help)]
         rows.append(f"| {' | '.join(cells)} |")
     return "\n".join(rows)
 

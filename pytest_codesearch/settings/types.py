@@ -8,6 +8,7 @@ boolean and ``0123`` into 83. Every error names where the value came from.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -44,6 +45,17 @@ class ValueType(Protocol):
     def parse(self, value: object, origin: Origin) -> object:
         """Return the setting's value, or raise SettingsError naming ``origin``."""
         ...
+
+
+def recorded(value_type: ValueType, value: object) -> object:
+    """Return ``value`` as a run records it (JSON-native): the type's own ``record`` when it has one,
+    lists for tuples, the value itself otherwise."""
+    record = getattr(value_type, "record", None)
+    if value is None:
+        return None
+    if callable(record):
+        return record(value)
+    return list(value) if isinstance(value, tuple) else value
 
 
 def _is_number(value: object) -> bool:
@@ -176,6 +188,15 @@ class PathValue:
         """Return the path, made absolute against ``origin.base``."""
         return origin.base / Text().parse(value, origin)
 
+    def record(self, value: Path) -> str:
+        """Return the path as a run records it: a file by its name and the SHA-256 of its content (the same
+        file on every machine of a CI matrix), anything else by its path."""
+        try:
+            digest = hashlib.sha256(value.read_bytes()).hexdigest()
+        except OSError:
+            return str(value)
+        return f"{value.name} sha256:{digest}"
+
 
 @dataclass(frozen=True)
 class PathList:
@@ -191,20 +212,29 @@ class PathList:
         return tuple(PathValue().parse(item, origin) for item in items)
 
 
+_SHARD = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*")
+
+
 @dataclass(frozen=True)
 class Shard:
     """``I/N``: the I-th of N shards, 1 <= I <= N."""
 
     metavar: str = "I/N"
 
+    def record(self, value: tuple[int, int]) -> str:
+        """Return the shard as a run records it: ``I/N``."""
+        return f"{value[0]}/{value[1]}"
+
     def parse(self, value: object, origin: Origin) -> tuple[int, int]:
         """Return (I, N)."""
-        from pytest_codesearch.session.shard import ShardError, parse_shard
-
-        try:
-            return parse_shard(Text().parse(value, origin), origin.where)
-        except ShardError as exc:
-            raise SettingsError(str(exc)) from None
+        text = Text().parse(value, origin)
+        match = _SHARD.fullmatch(text)
+        if match is None:
+            raise origin.error(f"expected I/N such as 1/3, got {text!r}")
+        index, count = int(match.group(1)), int(match.group(2))
+        if count < 1 or not 1 <= index <= count:
+            raise origin.error(f"I must be between 1 and N, got {text!r}")
+        return index, count
 
 
 @dataclass(frozen=True)

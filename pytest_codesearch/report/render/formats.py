@@ -1,46 +1,97 @@
-"""The report-format registry: one entry per report file (name, file, renderer). Cheap to import.
+"""The report-format registry: one entry per output of a finished run (name, target, renderer). Cheap to import.
 
 Writers are named by ``module:function`` and imported when a report is written, so the option that
 selects formats can list them without importing the report machinery. Adding a format is one entry.
-A renderer returns the file's text, or its UTF-8 bytes when it has them already (``results.json``:
-decoding 240 MB only to encode it again cost a second at 100,000 records).
+
+An entry goes to one target:
+
+- ``report_dir``: one file in the report directory, when ``--codesearch-report-dir``'s formats name it
+  (the YAML ``output.formats``; all of them by default). Its renderer returns the file's text, or its
+  UTF-8 bytes when it has them already (``results.json``: decoding 240 MB only to encode it again cost a
+  second at 100,000 records);
+- ``trec``: files in the directory ``--codesearch-trec DIR`` names; its renderer returns file name -> text;
+- ``step_summary``: text appended to the file ``$GITHUB_STEP_SUMMARY`` names (the CI job summary).
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from pytest_codesearch.report.model import RunReport
 
+Target = Literal["report_dir", "trec", "step_summary"]
+
+
+@dataclass(frozen=True)
+class Targets:
+    """Where a finished run's outputs go: the report directory (and its formats), TREC's directory, the job summary."""
+
+    report_dir: Path
+    formats: Iterable[str] = ("json", "csv", "markdown", "html")
+    trec: Path | None = None
+    step_summary: Path | None = None
+
 
 @dataclass(frozen=True)
 class ReportFormat:
-    """One report file: its option name, its file name, the ``module:function`` rendering it as text."""
+    """One output: its name, where it goes, the ``module:function`` rendering it, and what it is."""
 
     name: str
     filename: str
+    """The file's name in the report directory ('' for the other targets)."""
     renderer: str
     description: str
+    target: Target = "report_dir"
+    note: str = ""
+    """The line a run prints once it wrote the output (``{path}``: where); report files are listed together."""
 
     def render(self, report: RunReport) -> str:
-        """Return the file's text for ``report``."""
+        """Return the output's text for ``report`` (files of the ``trec`` target: concatenated)."""
         content = self._renderer()(report)
+        if isinstance(content, Mapping):
+            return "".join(content.values())
         return content.decode("utf-8") if isinstance(content, bytes) else content
 
     def content(self, report: RunReport) -> bytes:
-        """Return the file's bytes (UTF-8) for ``report``: what ``write_reports`` writes."""
+        """Return the output's bytes (UTF-8) for ``report``."""
         content = self._renderer()(report)
+        if isinstance(content, Mapping):
+            return "".join(content.values()).encode("utf-8")
         return content if isinstance(content, bytes) else content.encode("utf-8")
 
-    def _renderer(self) -> Callable[[RunReport], str | bytes]:
+    def destination(self, targets: Targets) -> Path | None:
+        """Return the file or directory this output goes to for ``targets``, None when it is not asked for."""
+        if self.target == "report_dir":
+            return targets.report_dir / self.filename if self.name in targets.formats else None
+        return targets.trec if self.target == "trec" else targets.step_summary
+
+    def write(self, report: RunReport, destination: Path) -> list[Path]:
+        """Write the output for ``report`` to ``destination``; return the files written."""
+        from pytest_codesearch.atomic import write_atomic
+
+        if self.target == "step_summary":
+            with destination.open("a", encoding="utf-8") as stream:
+                stream.write(self.render(report) + "\n")
+            return [destination]
+        if self.target == "trec":
+            files: Mapping[str, str] = self._renderer()(report)  # type: ignore[assignment]
+            for name, text in files.items():
+                write_atomic(destination / name, text)
+            return [destination / name for name in files]
+        write_atomic(destination, self.content(report))
+        return [destination]
+
+    def _renderer(self) -> Callable[[RunReport], str | bytes | Mapping[str, str]]:
         """Return the rendering function, imported on first use."""
         module, _, function = self.renderer.partition(":")
-        render: Callable[[RunReport], str | bytes] = getattr(importlib.import_module(module), function)
+        render: Callable[[RunReport], str | bytes | Mapping[str, str]] = getattr(
+            importlib.import_module(module), function
+        )
         return render
 
 
@@ -55,19 +106,26 @@ REPORT_FORMATS: dict[str, ReportFormat] = {
                      "GitHub-flavoured summary for CI job pages"),
         ReportFormat("html", "report.html", "pytest_codesearch.report.render.html:render_html",
                      "one self-contained page: charts, recommendations, a filterable case table"),
-    )
+        ReportFormat("trec", "", "pytest_codesearch.report.render.trec:render_trec",
+                     "TREC qrels and one run file per agent, for trec_eval (--codesearch-trec DIR)", "trec",
+                     "TREC qrels and run files in {path}"),
+        ReportFormat("step_summary", "", "pytest_codesearch.report.render.markdown:render_summary",
+                     "summary.md appended to $GITHUB_STEP_SUMMARY when it is set", "step_summary",
+                     "summary appended to $GITHUB_STEP_SUMMARY ({path})"),
+    )  # fmt: skip
 }
-"""Every report format, in the order they are written."""
+"""Every output of a finished run, in the order they are written."""
+
+REPORT_DIR_FORMATS: tuple[str, ...] = tuple(n for n, e in REPORT_FORMATS.items() if e.target == "report_dir")
+"""The formats written into the report directory, which ``--codesearch-report-dir``'s formats choose from."""
 
 
 def write_reports(report: RunReport, directory: Path, names: Iterable[str]) -> list[Path]:
-    """Write the files of the formats ``names`` into ``directory`` atomically; return their paths."""
-    from pytest_codesearch.atomic import write_atomic
-
-    written = []
-    for name in names:
-        entry = REPORT_FORMATS[name]
-        path = directory / entry.filename
-        write_atomic(path, entry.content(report))
-        written.append(path)
+    """Write the report-directory files of the formats ``names`` into ``directory`` atomically; return their paths."""
+    targets = Targets(report_dir=directory, formats=tuple(names))
+    written: list[Path] = []
+    for entry in REPORT_FORMATS.values():
+        destination = entry.destination(targets)
+        if entry.target == "report_dir" and destination is not None:
+            written += entry.write(report, destination)
     return written

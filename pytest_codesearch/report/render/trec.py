@@ -13,9 +13,7 @@ per query; run ``trec_eval -c`` so that cases an agent did not answer count as 0
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
-from pytest_codesearch.atomic import write_atomic
 from pytest_codesearch.report.model import CaseResult, RunReport
 
 QRELS_FILE = "qrels"
@@ -60,12 +58,6 @@ def render_run(report: RunReport, agent: str) -> str:
     return "".join(lines)
 
 
-def write_trec(report: RunReport, directory: Path) -> list[Path]:
-    """Write ``qrels`` and one run file per agent into ``directory`` atomically; return their paths."""
-    paths = [directory / QRELS_FILE]
-    write_atomic(paths[0], render_qrels(report))
-    for agent in report.agents:
-        path = directory / run_filename(agent)
-        write_atomic(path, render_run(report, agent))
-        paths.append(path)
-    return paths
+def render_trec(report: RunReport) -> dict[str, str]:
+    """Return the TREC files of ``report``: ``qrels`` and one run file per agent, by file name."""
+    return {QRELS_FILE: render_qrels(report), **{run_filename(a): render_run(report, a) for a in report.agents}}
