@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from pytest_codesearch.report.aggregate import build_run_report
-from pytest_codesearch.report.cost import summarize_costs
 from pytest_codesearch.runs.journal import RunRecords, read_journal
 from pytest_codesearch.report.model import CaseResult, RunReport
 
@@ -34,7 +33,6 @@ def build_report(records: RunRecords) -> RunReport:
         headline=header.headline,
     )
     report.warnings.extend(_answer_warnings(cases))
-    report.costs = summarize_costs(cases)
     interrupted = records.end is None or records.end.exit_status in (2, 3)  # Ctrl-C, internal error
     report.incomplete = interrupted or bool(report.not_run)
     return report
