@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pytest_codesearch.agents.contract import ContractError, RetrievalResult
 from pytest_codesearch.agents.normalize import normalize_entities, normalize_paths
@@ -47,6 +47,7 @@ RETRY_BACKOFF_S = 0.5
 """Wait before the first retry; it doubles with each further attempt."""
 RETRY_BACKOFF_MAX_S = 30.0
 """The longest wait between two attempts."""
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -153,13 +154,34 @@ def _ask(
     settings: Settings,
     seed: int,
 ) -> Answers:
+    record["elapsed_ms"] = None  # an attempt that fails says what it cost
     runner = run_agent_code("creating the agent", lambda: pool.runner(choice))
     if runner.needs_directory:
         _ensure_directory(snapshot, snapshots)
-    prepared = runner.prepare(snapshot, settings.index_timeout)
+    index_budget = settings.index_timeout
+    prepared = _costed(record, index_budget, lambda: runner.prepare(snapshot, index_budget))
     record["index_ms"], record["indexed"] = prepared.index_ms, prepared.indexed
     runner.observe(CaseInfo(spec.case.id, spec.case.relevance_map(), seed))
-    return runner.answer(spec.case.query, settings.runs, settings.timeout, settings.warmup)
+    query, runs, budget, warmup = spec.case.query, settings.runs, settings.timeout, settings.warmup
+    return _costed(record, budget, lambda: runner.answer(query, runs, budget, warmup))
+
+
+def _costed(record: dict[str, Any], budget_s: float | None, call: Callable[[], T]) -> T:
+    """Return ``call()``; when the agent fails in it, put what the call cost in ``record["elapsed_ms"]``.
+
+    That is the wall time from the call's start until it failed; for a timeout at least the budget
+    (a runner may refuse at once a snapshot whose indexing timed out before), so that latency
+    summaries count a timed-out case as at least its budget.
+    """
+    started = time.perf_counter_ns()
+    try:
+        return call()
+    except (AgentError, AgentTimeout, AgentCrashed, ContractError) as failure:
+        elapsed_ms = (time.perf_counter_ns() - started) / 1e6
+        if isinstance(failure, AgentTimeout) and budget_s is not None:
+            elapsed_ms = max(elapsed_ms, budget_s * 1000)
+        record["elapsed_ms"] = elapsed_ms
+        raise
 
 
 def is_retryable(failure: AgentError) -> bool:

@@ -97,4 +97,4 @@ def priced(report: RunReport) -> RunReport:
         return {**PRICE, "cost_usd": "free"} if case.id == "case-00009" else dict(PRICE)
 
     cases = [c.model_copy(update={"metadata": metadata(c)}) for c in report.cases]
-    return report.model_copy(update={"cases": cases, "costs": summarize_costs(cases)})
+    return report.model_copy(update={"cases": cases, "costs": summarize_costs(cases, report.success_metric)})

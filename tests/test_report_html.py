@@ -131,7 +131,8 @@ def test_answers_carry_cost_and_tokens_when_an_agent_returned_them(report: RunRe
 
 def _reference_case_json(report: RunReport, metric: str | None) -> str:
     """Return case_json's text as json.dumps writes the documented structure (what case_json must equal)."""
-    agents, hit = list(report.agents), "hit@10"
+    agents, hit = list(report.agents), report.success_metric
+    assert hit == "hit@10"
     paths: dict[str, int] = {}
     rows: dict[tuple[str, str], list[object]] = {}
     for c in report.cases:
@@ -139,8 +140,9 @@ def _reference_case_json(report: RunReport, metric: str | None) -> str:
                               [paths.setdefault(p, len(paths)) for p in c.ground_truth],
                               c.complexity, c.category, c.repo, [None] * len(agents)])  # fmt: skip
         value, f1 = c.metrics.get(metric or ""), c.metrics.get("f1")
+        latency = c.latency_ms if c.status.value == "ok" else c.elapsed_ms  # a failed case: what it cost
         answer: list[object] = [
-            c.status.value, None if c.latency_ms is None else round(c.latency_ms, 3),
+            c.status.value, None if latency is None else round(latency, 3),
             None if value is None else round(value, 4), None if f1 is None else round(f1, 4), c.metrics.get(hit),
             [paths.setdefault(p, len(paths)) for p in c.retrieved[:10]], len(c.retrieved),
             None if c.error is None else c.error[:300], c.failure_category,
@@ -150,7 +152,10 @@ def _reference_case_json(report: RunReport, metric: str | None) -> str:
             tokens = [None if numbers.get(k) is None else int(numbers[k]) for k in ("tokens_in", "tokens_out")]
             answer += [None if numbers.get("cost_usd") is None else float(numbers["cost_usd"]), *tokens]
         row[7][agents.index(c.agent)] = answer  # type: ignore[index]
-    data: dict[str, object] = {"agents": agents, "metric": metric, "hit": hit}
+    data: dict[str, object] = {
+        "agents": agents, "metric": metric, "hit": hit,
+        "statuses": ["ok", "error", "timeout", "crashed", "not_run"], "answered": "ok",
+    }  # fmt: skip
     if report.costs:
         data["cost"] = True
     return script_safe_json({**data, "paths": list(paths), "cases": list(rows.values())})
@@ -159,7 +164,9 @@ def _reference_case_json(report: RunReport, metric: str | None) -> str:
 def test_case_json_is_the_documented_structure(report: RunReport) -> None:
     odd = report.cases[0].model_copy(update={"query": "lone \ud800 \\ \"quoted\"", "retrieved": ['a"b\\c.py', "é.py"],
                                              "latency_ms": 12345678.9, "failure_category": "wrong_file"})
-    awkward = report.model_copy(update={"cases": [odd, *report.cases[1:]]})
+    costed = [c.model_copy(update={"elapsed_ms": 5001.25}) if c.status.value == "timeout" else c for c in report.cases]
+    assert sum(c.elapsed_ms is not None for c in costed) == 1
+    awkward = report.model_copy(update={"cases": [odd, *costed[1:]]})
     for each in (report, awkward, priced(report), report.model_copy(update={"cases": []})):
         for metric in ("ndcg@10", "f1", None):
             assert str(case_json(each, metric)) == _reference_case_json(each, metric)

@@ -114,11 +114,11 @@ def test_differences_that_cancel_are_within_noise() -> None:
     assert "within noise" in picks.balance.reason
 
 
-def test_one_agent_is_picked_without_a_runner_up() -> None:
-    picks = recommend(report_of([case(0, "solo", 0.5, 1.0)], ["solo"]))
-    assert [p.agent for p in picks.picks()] == ["solo", "solo", "solo"]
-    assert not any(p.significant for p in picks.picks())
-    assert picks.quality.runner_up is None
+def test_one_agent_gets_no_pick() -> None:
+    report = report_of([case(0, "solo", 0.5, 1.0)], ["solo"])
+    assert report.recommendations == recommend(report)
+    assert report.recommendations.model_dump() == {"metric": "ndcg@10", "quality": None, "speed": None, "balance": None}
+    assert report.recommendations.picks() == []
 
 
 def test_a_tie_on_quality_names_no_agent() -> None:
@@ -135,8 +135,34 @@ def test_agents_without_latency_are_not_fastest() -> None:
     assert math.isclose(picks.speed.value or 0.0, 5.0)
 
 
+def test_an_agent_timing_out_on_most_cases_is_neither_fastest_nor_best_balance() -> None:
+    """flaky answers c0 in 0.5 ms and times out on c1-c3 (1000 ms each, its budget); steady answers all in 20 ms.
+
+    Counted over its answers alone, flaky would be fastest (0.5 ms) and tie steady on balance. With its
+    timeouts: p50 = median(0.5, 1000, 1000, 1000) = 1000 ms; steady's is 20 ms. Quality (ndcg@10):
+    flaky 1/4 = 0.25, steady 0.6. Balance: steady q_norm = s_norm = 1 gives 1.0, flaky 0.0.
+    """
+    timeouts = [
+        case(n, "flaky", 0.0, 1.0).model_copy(
+            update={"status": Status.TIMEOUT, "latency_ms": None, "latencies_ms": [], "elapsed_ms": 1000.0}
+        )
+        for n in (1, 2, 3)
+    ]
+    cases = [case(0, "flaky", 1.0, 0.5), *timeouts, *(case(n, "steady", 0.6, 20.0) for n in range(4))]
+    report = report_of(cases, ["flaky", "steady"])
+    assert (report.agents["flaky"].latency_ms.p50, report.agents["steady"].latency_ms.p50) == (1000.0, 20.0)
+    picks = report.recommendations
+    assert picks.speed is not None and picks.balance is not None and picks.quality is not None
+    assert (picks.speed.agent, picks.speed.metric, picks.speed.value) == ("steady", "latency_ms.p50", 20.0)
+    assert (picks.speed.runner_up, picks.speed.runner_up_value) == ("flaky", 1000.0)
+    assert (picks.balance.agent, picks.balance.metric, picks.balance.value) == ("steady", "balance", 1.0)
+    assert (picks.balance.runner_up, picks.balance.runner_up_value) == ("flaky", 0.0)
+    assert (picks.quality.agent, picks.quality.value, picks.quality.runner_up_value) == ("steady", 0.6, 0.25)
+    assert picks == recommend(report)
+
+
 def test_describe_gives_one_sentence_per_pick(clear: RunReport) -> None:
-    lines = describe(recommend(clear).picks())
+    lines = describe(clear.recommendations.picks())
     assert lines[0].startswith("Best quality: deep (highest mean ndcg@10, significantly ahead of mid")
     assert lines[1].startswith("Fastest: quick (lowest p50 latency, significantly faster than mid")
     assert lines[2].startswith("Best balance: mid (")

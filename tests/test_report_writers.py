@@ -134,7 +134,7 @@ def test_csv_has_one_row_per_case_with_metric_columns(report: RunReport) -> None
     header = text.splitlines()[0].split(",")
     assert header == [
         "id", "goldset", "agent", "status", "query", "retrieved", "ground_truth",
-        "f1", "mrr", "precision@5", "latency_ms", "index_ms", "indexed", "error",
+        "f1", "mrr", "precision@5", "latency_ms", "elapsed_ms", "index_ms", "indexed", "error",
     ]  # fmt: skip
     rows = _rows(text)
     assert len(rows) == 4
@@ -168,7 +168,7 @@ def _reference_csv(report: RunReport) -> str:
     writer.writerow(csv_columns(report))
     for c in report.cases:
         text = [c.id, c.goldset, c.agent, c.status.value, c.query, ";".join(c.retrieved), ";".join(c.ground_truth)]
-        numbers = [c.metrics.get(name) for name in metrics] + [c.latency_ms, c.index_ms]
+        numbers = [c.metrics.get(name) for name in metrics] + [c.latency_ms, c.elapsed_ms, c.index_ms]
         tail = ["true" if c.indexed else "false", c.error or ""]
         writer.writerow([*map(neutralize, text), *numbers, *map(neutralize, tail)])
     return buffer.getvalue()
@@ -323,7 +323,7 @@ def test_write_markdown(tmp_path: Path, report: RunReport) -> None:
 
 def test_terminal_marks_best_with_star_and_shows_intervals(report: RunReport) -> None:
     header, good, twin, fast, legend, *_ = render_terminal(report, ["f1", "mrr"], 200)
-    assert header.split() == ["agent", "f1", "mrr", "p50", "ms", "p90", "ms", "ok/err"]
+    assert header.split() == ["agent", "f1", "mrr", "p50", "ms", "p90", "ms", "ok/error"]
     assert good.split() == ["good", "0.800±0.00*", "1.000±0.00*", "30.00", "30.00", "1/0"]
     assert twin.split() == ["twin", "0.800±0.00*", "0.500±0.00", "20.00", "20.00", "1/0"]
     # fast: f1 0.1 in [0.0, 0.2]; mrr 0.125 in [0.0, 0.25], half-width 0.125 shown as 0.12
@@ -382,9 +382,9 @@ def drop_sequence(built: RunReport, metrics: list[str]) -> list[str]:
 
 
 def test_terminal_drops_uniform_columns_first_then_p90_then_metrics_from_the_last() -> None:
-    cases = [case("c1", "a", 0.5, 1.0, 1.0), case("c1", "b", 0.5, 0.0, 2.0)]  # same f1, precision@5, ok/err
+    cases = [case("c1", "a", 0.5, 1.0, 1.0), case("c1", "b", 0.5, 0.0, 2.0)]  # same f1, precision@5, ok
     assert drop_sequence(report_of(cases, ["a", "b"]), METRICS) == [
-        "± intervals", "ok/err", "precision@5", "f1", "p90 ms", "mrr", "p50 ms",
+        "± intervals", "ok", "precision@5", "f1", "p90 ms", "mrr", "p50 ms",
     ]  # fmt: skip
 
 
@@ -411,5 +411,5 @@ def test_writers_render_a_run_that_ran_nothing() -> None:
     assert render_terminal(empty, ["f1"], 80)[0] == "no agent ran"
     assert "- Exit status: 2" in render_markdown(empty, [])
     assert render_csv(empty).splitlines() == [
-        "id,goldset,agent,status,query,retrieved,ground_truth,latency_ms,index_ms,indexed,error"
+        "id,goldset,agent,status,query,retrieved,ground_truth,latency_ms,elapsed_ms,index_ms,indexed,error"
     ]

@@ -23,7 +23,9 @@ if TYPE_CHECKING:
         LatencySummary,
         Leader,
         MetricSummary,
+        Pick,
         PowerCheck,
+        Recommendations,
         RunInfo,
         RunReport,
     )
@@ -34,7 +36,7 @@ _LAZY = {
     "headline_metrics": "headline",
     **dict.fromkeys(
         ("AgentInfo", "AgentSummary", "Breakdowns", "CaseResult", "Comparison", "GroupSummary", "InvalidEntry",
-         "LatencySummary", "Leader", "MetricSummary", "PowerCheck", "RunInfo", "RunReport"),
+         "LatencySummary", "Leader", "MetricSummary", "Pick", "PowerCheck", "Recommendations", "RunInfo", "RunReport"),
         "model",
     ),
 }
@@ -60,7 +62,9 @@ __all__ = [
     "LatencySummary",
     "Leader",
     "MetricSummary",
+    "Pick",
     "PowerCheck",
+    "Recommendations",
     "RunInfo",
     "RunReport",
     "build_run_report",

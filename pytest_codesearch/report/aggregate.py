@@ -1,9 +1,11 @@
 """Fold per-case results into the ``RunReport`` every writer renders.
 
 Every figure is computed here, once, from the cases alone: per-agent summaries with bootstrap
-intervals (``table``), the headline and each column's leaders (``headline``), paired comparisons
-and power checks (``compare``) and breakdowns (``breakdown``). Random draws are seeded from ``run.seed`` and a label naming what they are for,
-so the same cases and settings always give the same report. Every agent's cases are resampled
+intervals and status counts (``table``), the headline and each column's leaders (``headline``),
+paired comparisons and power checks (``compare``), breakdowns (``breakdown``), the success metric
+(``success``), costs (``cost``) and the recommendations (``recommend``). Writers render these
+fields and compute none of their own. Random draws are seeded from ``run.seed`` and a label naming
+what they are for, so the same cases and settings always give the same report. Every agent's cases are resampled
 with the same draws (their rows are in the same case order), so two agents with the same
 per-case scores get the same intervals.
 """
@@ -14,8 +16,11 @@ from collections.abc import Iterable, Sequence
 
 from pytest_codesearch.report.breakdown import build_breakdowns
 from pytest_codesearch.report.compare import compare_agents, power_warnings
+from pytest_codesearch.report.cost import summarize_costs
 from pytest_codesearch.report.headline import choose_headline, find_leaders
 from pytest_codesearch.report.model import AgentSummary, CaseResult, InvalidEntry, RunInfo, RunReport
+from pytest_codesearch.report.recommend import recommend
+from pytest_codesearch.report.success import success_metric
 from pytest_codesearch.report.table import (
     AgentTable,
     metric_matrix,
@@ -23,6 +28,7 @@ from pytest_codesearch.report.table import (
     summarize_group,
 )
 from pytest_codesearch.report.stats import seeded_rng
+from pytest_codesearch.status import STATUS_VALUES
 
 
 def build_run_report(
@@ -36,7 +42,8 @@ def build_run_report(
     headline: Sequence[str] | None = None,
     compared: Sequence[str] | None = None,
 ) -> RunReport:
-    """Return the run's report: cases in a stable order, summaries, headline, leaders, comparisons.
+    """Return the run's report: cases in a stable order, summaries, headline, leaders, comparisons,
+    status counts, success metric, costs and recommendations.
 
     ``metric_names`` are the metrics every case carries (``scoring.metric_names``); any other
     metric some case carries is aggregated over the cases that carry it and listed after them,
@@ -56,7 +63,8 @@ def build_run_report(
     ]
     comparisons, power = compare_agents(tables, names, chosen if compared is None else compared, run)
     agents = {table.agent: summarize_agent(table, names, run) for table in tables}
-    return RunReport(
+    success = success_metric(names)
+    report = RunReport(
         run=run,
         agents=agents,
         headline=chosen,
@@ -68,12 +76,26 @@ def build_run_report(
         cases=ordered,
         invalid=sorted(invalid, key=lambda e: (e.goldset, e.line, e.case_id or "")),
         not_run=sorted(set(not_run)),
+        costs=summarize_costs(ordered, success),
+        success_metric=success,
+        status_counts=total_counts(agents.values()),
     )
+    report.recommendations = recommend(report)
+    return report
 
 
 def case_sort_key(case: CaseResult) -> tuple[str, str, str, str]:
     """Order cases by gold set, case id and agent (node id breaks any remaining tie)."""
     return (case.goldset, case.id, case.agent, case.nodeid)
+
+
+def total_counts(summaries: Iterable[AgentSummary]) -> dict[str, int]:
+    """Return every status (in ``Status`` order) to its count summed over the agents' ``counts``."""
+    totals = dict.fromkeys(STATUS_VALUES, 0)
+    for summary in summaries:
+        for status in STATUS_VALUES:
+            totals[status] += summary.counts.get(status, 0)
+    return totals
 
 
 def summarize_agent(table: AgentTable, names: Sequence[str], run: RunInfo) -> AgentSummary:

@@ -2,9 +2,9 @@
 
 An agent may return ``cost_usd``, ``tokens_in`` and ``tokens_out`` in ``RetrievalResult.metadata``;
 they reach ``CaseResult.metadata`` unchanged. ``summarize_costs`` sums them per agent (numbers only:
-a string or a bool is ignored) and divides the cost by the answers that scored 1 on ``hit@1``
-(or the first ``hit@k`` the cases carry): the cost per correct answer. Agents that returned none of
-the three are left out, so a run without costs shows nothing.
+a string or a bool is ignored) and divides the cost by the answers that scored 1 on the run's success
+metric (``report.success``: ``hit@10``, else the largest ``hit@k``): the cost per correct answer.
+Agents that returned none of the three are left out, so a run without costs shows nothing.
 """
 
 from __future__ import annotations
@@ -18,14 +18,17 @@ COST_KEYS = ("cost_usd", "tokens_in", "tokens_out")
 """Metadata keys summed per agent."""
 
 
-def summarize_costs(cases: Sequence[CaseResult]) -> dict[str, AgentCost]:
-    """Return agent -> summed cost and tokens, for the agents whose cases returned any (pure, order-free)."""
+def summarize_costs(cases: Sequence[CaseResult], success: str | None) -> dict[str, AgentCost]:
+    """Return agent -> summed cost and tokens, for the agents whose cases returned any (pure, order-free).
+
+    ``success`` is the run's success metric: an answer scoring 1 on it is correct (none without it).
+    """
     by_agent: dict[str, list[CaseResult]] = {}
     for case in cases:
         by_agent.setdefault(case.agent, []).append(case)
     costs = {}
     for agent in sorted(by_agent):
-        summary = _agent_cost(by_agent[agent])
+        summary = _agent_cost(by_agent[agent], success)
         if summary is not None:
             costs[agent] = summary
     return costs
@@ -39,7 +42,7 @@ def case_cost(case: CaseResult) -> dict[str, float]:
     return {k: float(v) for k in COST_KEYS if _is_number(v := metadata.get(k))}  # type: ignore[arg-type]
 
 
-def _agent_cost(cases: list[CaseResult]) -> AgentCost | None:
+def _agent_cost(cases: list[CaseResult], metric: str | None) -> AgentCost | None:
     sums: dict[str, float] = {}
     reporting = 0
     for case in cases:
@@ -49,8 +52,7 @@ def _agent_cost(cases: list[CaseResult]) -> AgentCost | None:
             sums[key] = sums.get(key, 0.0) + value
     if not reporting:
         return None
-    metric = _correct_metric(cases)
-    correct = sum(1 for c in cases if c.metrics.get(metric) == 1.0)
+    correct = 0 if metric is None else sum(1 for c in cases if c.metrics.get(metric) == 1.0)
     cost = sums.get("cost_usd")
     return AgentCost(
         cost_usd=cost,
@@ -67,14 +69,6 @@ def _is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value
 
 
-def _correct_metric(cases: list[CaseResult]) -> str:
-    names = {m for c in cases for m in c.metrics}
-    if "hit@1" in names:
-        return "hit@1"
-    hits = sorted((int(m[4:]), m) for m in names if m.startswith("hit@") and m[4:].isdigit())
-    return hits[0][1] if hits else "hit@1"
-
-
 def cost_rows(report: RunReport) -> list[list[str]]:
     """Return one row per agent with costs: agent, correct, p50 ms, cost, tokens in, tokens out, per correct."""
     rows = []
@@ -83,7 +77,7 @@ def cost_rows(report: RunReport) -> list[list[str]]:
         p50 = None if summary is None else summary.latency_ms.p50
         rows.append([
             agent,
-            f"{cost.correct} ({cost.correct_metric})",
+            f"{cost.correct} ({cost.correct_metric or MISSING})",
             MISSING if p50 is None else f"{p50:.2f}",
             _money(cost.cost_usd),
             MISSING if cost.tokens_in is None else f"{cost.tokens_in:,}",

@@ -8,7 +8,7 @@ Non-finite floats are rejected: JSON has no NaN.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, PlainSerializer
 
@@ -63,6 +63,12 @@ class CaseResult(_Record):
         description="Median of the timed runs; null when the agent never answered."
     )
     latencies_ms: list[float] = Field(description="Every timed run, in order.")
+    elapsed_ms: float | None = Field(
+        default=None,
+        description="What a failed case cost: the wall time of the agent call that failed, from its start "
+        "until it failed (for a timeout, until the deadline ended it, so at least the budget); null for an "
+        "'ok' case and when the agent was never called (latency counts it: docs/results-format.md).",
+    )
     index_ms: float | None = Field(
         description="Duration of initialize() for this case's (agent, snapshot) in its process."
     )
@@ -181,7 +187,7 @@ class MetricSummary(_Record):
 
 
 class LatencySummary(_Record):
-    """Latency over the cases the agent answered; all null when it answered none."""
+    """Latency over the cases with a known cost (``table.case_latency``); all null when none has one."""
 
     p50: float | None
     p90: float | None
@@ -278,8 +284,44 @@ class AgentCost(_Record):
     tokens_out: int | None = Field(description="Sum of metadata.tokens_out; null when no case gave one.")
     cases: int = Field(description="Cases that gave at least one of the three.")
     correct: int = Field(description="Cases scoring 1 on correct_metric.")
-    correct_metric: str = Field(description="The metric that counts an answer as correct (hit@1 when present).")
+    correct_metric: str | None = Field(
+        description="The metric that counts an answer as correct: the run's success_metric."
+    )
     cost_per_correct: float | None = Field(description="cost_usd / correct; null without cost or correct answers.")
+
+
+PickKind = Literal["quality", "speed", "balance"]
+"""What a recommendation picks for: the best quality, the lowest latency, the best balance of both."""
+
+
+class Pick(_Record):
+    """One recommendation: the agent, the figure it won on, its runner-up, and whether it stands out."""
+
+    kind: PickKind = Field(description="'quality' (best quality), 'speed' (fastest), 'balance' (best balance).")
+    agent: str | None = Field(description="The agent picked; null when the best two tie.")
+    metric: str = Field(
+        description="The figure compared: the quality metric, 'latency_ms.p50', or 'balance' (docs/html-report.md)."
+    )
+    value: float | None = Field(description="The picked agent's value of metric (of the tied agents on a tie).")
+    runner_up: str | None = Field(description="The second best agent; null when no other agent has a value.")
+    runner_up_value: float | None = Field(description="The runner-up's value of metric.")
+    significant: bool = Field(description="The pick stands out: its lead over the runner-up is significant.")
+    reason: str = Field(description="One sentence saying why, as every writer shows it.")
+
+
+class Recommendations(_Record):
+    """Which agent to pick: best quality, fastest and best balance; a pick that does not apply is null."""
+
+    metric: str | None = Field(default=None, description="The quality metric (null when the run has none).")
+    quality: Pick | None = Field(default=None, description="Best quality; null with fewer than two agents.")
+    speed: Pick | None = Field(default=None, description="Fastest; null with fewer than two agents or no latency.")
+    balance: Pick | None = Field(
+        default=None, description="Best balance; null unless two agents have both a quality mean and a latency."
+    )
+
+    def picks(self) -> list[Pick]:
+        """Return the picks that apply, in display order: quality, speed, balance."""
+        return [pick for pick in (self.quality, self.speed, self.balance) if pick is not None]
 
 
 class RunReport(_Record):
@@ -319,6 +361,25 @@ class RunReport(_Record):
         default_factory=dict,
         description="Agent -> summed cost and tokens, for agents that returned any in their metadata.",
     )
+    success_metric: str | None = Field(
+        default=None,
+        description="The hit@k that counts a case as a success: hit@10, else the largest hit@k of the run "
+        "(the cut-off of the failure analysis); null without a hit@k. Cost per correct answer, the case "
+        "table's hit and the changed cases of a run comparison all use it.",
+    )
+    status_counts: dict[str, int] = Field(
+        default_factory=dict,
+        description="Every status, in Status order, to the number of the run's cases with it "
+        "(the sum of agents.<name>.counts).",
+    )
+    recommendations: Recommendations = Field(
+        default_factory=Recommendations,
+        description="Best quality, fastest and best balance (docs/html-report.md); every writer shows these.",
+    )
+
+    def shown_statuses(self) -> list[str]:
+        """Return the statuses the tables show: 'ok', then every other status some case of the run has."""
+        return [status for status, count in self.status_counts.items() if count or status == Status.OK.value]
 
     def metric_names(self) -> list[str]:
         """Return the aggregated metric names, in report order, across all agents."""

@@ -1,6 +1,12 @@
 """Which agent to pick: best quality, fastest and best balance, each with whether it stands out.
 
-Read from a finished ``RunReport``; nothing here changes it.
+``recommend`` reads a ``RunReport`` that ``build_run_report`` has aggregated (means, comparisons,
+latency) and returns the ``Recommendations`` it stores in ``RunReport.recommendations``; every
+writer shows those. With fewer than two agents nothing is recommended (every pick is null).
+
+Latency counts the cases an agent failed (``table.case_latency``: a timeout costs at least its
+budget, an error or a crash the time until it failed, when known), so an agent that times out on
+most cases is neither the fastest nor the best balance.
 
 - **Best quality**: the highest mean of the quality metric (``quality_metric``: nDCG@10 when the
   run has it, else the first ranking metric of ``QUALITY_METRICS`` it has). It stands out when
@@ -8,7 +14,7 @@ Read from a finished ``RunReport``; nothing here changes it.
   favour (``compare.significant_leaders``).
 - **Fastest**: the lowest p50 latency. The report holds no latency comparison, so the fastest
   and the runner-up are compared here with a two-sided paired sign test on the cases both
-  answered (which of the two had the lower per-case median latency; ties dropped), at
+  have a latency for (which of the two had the lower per-case latency; ties dropped), at
   ``run.alpha`` without a multiple-comparison correction.
 - **Best balance**: the highest mean of min-max normalised quality and speed across the agents
   that have both: ``balance = (q_norm + s_norm) / 2`` with ``q_norm = (q - q_min) / (q_max -
@@ -22,44 +28,19 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Literal
 
-from pytest_codesearch.report.compare import significant_leaders
-from pytest_codesearch.report.model import RunReport
-from pytest_codesearch.status import Status
+from pytest_codesearch.report.headline import significant_leaders
+from pytest_codesearch.report.model import Pick, PickKind, Recommendations, RunReport
+from pytest_codesearch.report.table import case_latency
 
 QUALITY_METRICS = ("ndcg@10", "mrr", "map", "recall@10", "hit@5", "hit@1", "f1")
 """Candidates for the quality metric, in order of preference."""
-
-Kind = Literal["quality", "speed", "balance"]
-
-
-@dataclass(frozen=True)
-class Pick:
-    """One recommendation: the agent, its runner-up, and whether the lead is significant."""
-
-    kind: Kind
-    agent: str | None
-    runner_up: str | None
-    value: float | None
-    runner_up_value: float | None
-    significant: bool
-    reason: str
-
-
-@dataclass(frozen=True)
-class Recommendations:
-    """The three picks of a run and the metric that measured quality."""
-
-    metric: str | None
-    quality: Pick
-    speed: Pick
-    balance: Pick
-
-    def picks(self) -> tuple[Pick, Pick, Pick]:
-        """Return the picks in display order: quality, speed, balance."""
-        return (self.quality, self.speed, self.balance)
+SPEED_METRIC = "latency_ms.p50"
+"""The figure the fastest pick compares (lower is better)."""
+BALANCE_METRIC = "balance"
+"""The figure the best-balance pick compares: (q_norm + s_norm) / 2 (module docstring)."""
+TITLES: dict[PickKind, str] = {"quality": "Best quality", "speed": "Fastest", "balance": "Best balance"}
+"""How every writer names each kind of pick."""
 
 
 def quality_metric(report: RunReport) -> str | None:
@@ -69,11 +50,13 @@ def quality_metric(report: RunReport) -> str | None:
 
 
 def recommend(report: RunReport) -> Recommendations:
-    """Return the best-quality, fastest and best-balance picks of ``report``."""
+    """Return the best-quality, fastest and best-balance picks of ``report``; none with fewer than two agents."""
     metric = quality_metric(report)
+    if len(report.agents) < 2:
+        return Recommendations(metric=metric)
     quality = _quality_scores(report, metric)
     speed = _p50s(report)
-    latencies = answered_latencies(report)
+    latencies = case_latencies(report)
     return Recommendations(
         metric=metric,
         quality=_pick_quality(report, metric, quality),
@@ -110,25 +93,26 @@ def sign_test(wins: int, losses: int) -> float:
 
 
 Latencies = dict[str, dict[tuple[str, str], float]]
-"""Agent -> (gold set, case id) -> latency of the cases it answered (the first record of a case)."""
+"""Agent -> (gold set, case id) -> the case's latency (``table.case_latency``; the first record of a case)."""
 
 
-def answered_latencies(report: RunReport) -> Latencies:
-    """Return every agent's latency per answered case, in one pass over the cases."""
+def case_latencies(report: RunReport) -> Latencies:
+    """Return every agent's latency per case that has one (failed cases too), in one pass over the cases."""
     found: Latencies = {}
     for case in report.cases:
-        if case.status is Status.OK and case.latency_ms is not None:
-            found.setdefault(case.agent, {}).setdefault((case.goldset, case.id), case.latency_ms)
+        latency = case_latency(case)
+        if latency is not None:
+            found.setdefault(case.agent, {}).setdefault((case.goldset, case.id), latency)
     return found
 
 
 def latency_test(report: RunReport, a: str, b: str, latencies: Latencies | None = None) -> tuple[float, int]:
-    """Return the sign-test p-value of ``a`` against ``b`` on latency of cases both answered, and who won.
+    """Return the sign-test p-value of ``a`` against ``b`` on latency of the cases both have one for, and who won.
 
     The second value is 1 when ``a`` was faster on more cases, -1 when ``b`` was, 0 on a tie.
-    ``latencies`` (``answered_latencies(report)``) saves a pass over the cases when given.
+    ``latencies`` (``case_latencies(report)``) saves a pass over the cases when given.
     """
-    found = answered_latencies(report) if latencies is None else latencies
+    found = case_latencies(report) if latencies is None else latencies
     times_a, times_b = found.get(a, {}), found.get(b, {})
     pairs = [(x, times_b[case]) for case, x in times_a.items() if case in times_b]
     wins, losses = sum(x < y for x, y in pairs), sum(x > y for x, y in pairs)
@@ -148,7 +132,7 @@ def _quality_scores(report: RunReport, metric: str | None) -> dict[str, float]:
 
 
 def _p50s(report: RunReport) -> dict[str, float]:
-    """Return agent -> p50 latency for agents that answered at least one case."""
+    """Return agent -> p50 latency for agents with a latency (failed cases counted, see ``case_latency``)."""
     return {a: s.latency_ms.p50 for a, s in report.agents.items() if s.latency_ms.p50 is not None}
 
 
@@ -158,34 +142,35 @@ def _ranked(scores: dict[str, float], *, higher: bool) -> list[str]:
     return sorted(scores, key=lambda a: (-scores[a] if higher else scores[a], order[a]))
 
 
-def _pick_quality(report: RunReport, metric: str | None, scores: dict[str, float]) -> Pick:
-    """Return the best-quality pick: significant when the report's comparison says so."""
+def _pick_quality(report: RunReport, metric: str | None, scores: dict[str, float]) -> Pick | None:
+    """Return the best-quality pick (significant when the report's comparison says so); None without scores."""
     ranked = _ranked(scores, higher=True)
     if metric is None or not ranked:
-        return Pick("quality", None, None, None, None, False, "no quality metric was aggregated")
+        return None
     best = ranked[0]
     if len(ranked) == 1:
-        return Pick("quality", best, None, scores[best], None, False, "the only agent with scores")
+        return _pick("quality", best, metric, scores[best], None, None, False, "the only agent with scores")
     runner = ranked[1]
-    tied = scores[best] == scores[runner]
-    lead = not tied and significant_leaders(report, [metric]).get(metric) == best
+    if scores[best] == scores[runner]:
+        return _pick("quality", None, metric, scores[best], runner, scores[runner], False,
+                     f"{best} and {runner} tie on {metric}")  # fmt: skip
+    lead = significant_leaders(report, [metric]).get(metric) == best
     reason = (
         f"highest mean {metric}, significantly ahead of {runner} (paired test, Holm p < {report.run.alpha:g})"
         if lead
         else f"highest mean {metric}, but within noise of {runner}"
     )
-    return Pick("quality", None if tied else best, runner, scores[best], scores[runner], lead,
-                reason if not tied else f"{best} and {runner} tie on {metric}")  # fmt: skip
+    return _pick("quality", best, metric, scores[best], runner, scores[runner], lead, reason)
 
 
-def _pick_speed(report: RunReport, p50: dict[str, float], latencies: Latencies) -> Pick:
-    """Return the fastest pick: significant when a paired sign test on latency says so."""
+def _pick_speed(report: RunReport, p50: dict[str, float], latencies: Latencies) -> Pick | None:
+    """Return the fastest pick (significant when a paired sign test on latency says so); None without latency."""
     ranked = _ranked(p50, higher=False)
     if not ranked:
-        return Pick("speed", None, None, None, None, False, "no agent answered a case")
+        return None
     best = ranked[0]
     if len(ranked) == 1:
-        return Pick("speed", best, None, p50[best], None, False, "the only agent that answered")
+        return _pick("speed", best, SPEED_METRIC, p50[best], None, None, False, "the only agent with a latency")
     runner = ranked[1]
     p_value, winner = latency_test(report, best, runner, latencies)
     lead = p50[best] < p50[runner] and winner > 0 and p_value < report.run.alpha
@@ -194,19 +179,20 @@ def _pick_speed(report: RunReport, p50: dict[str, float], latencies: Latencies) 
         if lead
         else f"lowest p50 latency, but within noise of {runner} (paired sign test, {p_text(p_value)})"
     )
-    return Pick("speed", best, runner, p50[best], p50[runner], lead, reason)
+    return _pick("speed", best, SPEED_METRIC, p50[best], runner, p50[runner], lead, reason)
 
 
 def _pick_balance(
     report: RunReport, metric: str | None, quality: dict[str, float], p50: dict[str, float], latencies: Latencies
-) -> Pick:
-    """Return the best-balance pick: significant when ahead on one axis and not behind on the other."""
+) -> Pick | None:
+    """Return the best-balance pick (significant when ahead on one axis and not behind on the other).
+
+    None unless two agents have both a quality mean and a p50: a balance of one agent says nothing.
+    """
     scores = balance_scores(quality, p50)
     ranked = _ranked(scores, higher=True)
     if len(ranked) < 2 or metric is None:
-        agent = ranked[0] if ranked else None
-        value = scores[agent] if agent else None
-        return Pick("balance", agent, None, value, None, False, "needs two agents with quality and latency")
+        return None
     best, runner = ranked[0], ranked[1]
     quality_sign = _quality_sign(report, metric, best, runner)
     speed_sign = _speed_sign(report, best, runner, latencies)
@@ -217,7 +203,16 @@ def _pick_balance(
         reason = f"best mean of normalised {metric} and speed; a trade-off against {runner}"
     else:
         reason = f"best mean of normalised {metric} and speed, but within noise of {runner}"
-    return Pick("balance", best, runner, scores[best], scores[runner], lead, reason)
+    return _pick("balance", best, BALANCE_METRIC, scores[best], runner, scores[runner], lead, reason)
+
+
+def _pick(
+    kind: PickKind, agent: str | None, metric: str, value: float, runner_up: str | None,
+    runner_up_value: float | None, significant: bool, reason: str,
+) -> Pick:  # fmt: skip
+    """Return a ``Pick`` from its fields in order."""
+    return Pick(kind=kind, agent=agent, metric=metric, value=value, runner_up=runner_up,
+                runner_up_value=runner_up_value, significant=significant, reason=reason)  # fmt: skip
 
 
 def _quality_sign(report: RunReport, metric: str, a: str, b: str) -> int:
@@ -242,7 +237,4 @@ def _norm(value: float, lo: float, hi: float) -> float:
 
 def describe(picks: Sequence[Pick]) -> list[str]:
     """Return one plain sentence per pick, e.g. 'Best quality: bm25 (highest mean ndcg@10, ...)'."""
-    titles = {"quality": "Best quality", "speed": "Fastest", "balance": "Best balance"}
-    return [
-        f"{titles[p.kind]}: {p.agent if p.agent is not None else 'none'} ({p.reason})" for p in picks
-    ]
+    return [f"{TITLES[p.kind]}: {p.agent if p.agent is not None else 'none'} ({p.reason})" for p in picks]

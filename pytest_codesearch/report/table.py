@@ -100,9 +100,22 @@ def summarize_group(
     )
 
 
+def case_latency(case: CaseResult) -> float | None:
+    """Return what the case cost the agent in ms, as latency summaries and recommendations count it.
+
+    An answered case: ``latency_ms`` (the median of its timed runs). A failed case (error, timeout,
+    crashed): ``elapsed_ms``, the time until its agent call failed (a timeout's is at least its budget),
+    so an agent that fails is never faster for it. None when that is unknown (the agent was never
+    called, or its worker died): such a case is left out of latency, never counted as 0.
+    """
+    if case.status.answered:
+        return case.latency_ms
+    return case.elapsed_ms if case.status.failed else None
+
+
 def latency_summary(cases: Sequence[CaseResult]) -> LatencySummary:
-    """Return latency percentiles over the cases that were answered (status ok)."""
-    latencies = [c.latency_ms for c in cases if c.status.answered and c.latency_ms is not None]
+    """Return latency percentiles over the cases whose cost is known (``case_latency``)."""
+    latencies = [latency for latency in map(case_latency, cases) if latency is not None]
     return LatencySummary(**latency_percentiles(latencies))
 
 

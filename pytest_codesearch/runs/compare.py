@@ -7,7 +7,8 @@ summaries), and a paired test on the cases both runs answered with that agent, m
 correction over every test of the comparison (``stats.holm``). Latency figures
 (``latency_p50``, ``latency_p90``, ``latency_p99``, ``latency_mean``) are paired on the per-case
 median latency of the cases both runs answered. The cases that changed are those hit by one run and
-missed by the other, on ``hit@10`` (else the largest ``hit@k`` the runs share).
+missed by the other, on the success metric of the metrics both runs share (``report.success``:
+``hit@10``, else the largest ``hit@k``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import numpy as np
 from pytest_codesearch.report.render.mdtable import MISSING, escape_cell, table
 from pytest_codesearch.report.model import AgentSummary, CaseResult, RunReport
 from pytest_codesearch.report.stats import bootstrap_ci, holm, seeded_rng, sign_flip_pvalues
+from pytest_codesearch.report.success import success_metric
 
 LATENCY_FIGURES = ("latency_p50", "latency_p90", "latency_p99", "latency_mean")
 """Latency figures a comparison (and a gate) can name; lower is better."""
@@ -142,12 +144,8 @@ def _delta(before: RunReport, after: RunReport, agent: str, metric: str) -> Metr
 
 
 def _hit_metric(before: RunReport, after: RunReport) -> str | None:
-    """Return ``hit@10`` when both runs have it, else the largest ``hit@k`` they share."""
-    shared = set(before.metric_names()) & set(after.metric_names())
-    hits = sorted((int(m[4:]), m) for m in shared if m.startswith("hit@") and m[4:].isdigit())
-    if "hit@10" in shared:
-        return "hit@10"
-    return hits[-1][1] if hits else None
+    """Return the success metric (``report.success``) of the metrics both runs have."""
+    return success_metric(set(before.metric_names()) & set(after.metric_names()))
 
 
 def _changed(before: RunReport, after: RunReport, agents: list[str], hit: str) -> list[ChangedCase]:

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pytest_codesearch.report.aggregate import build_run_report
-from pytest_codesearch.report.cost import summarize_costs
 from pytest_codesearch.report.model import CaseResult, RunReport
 from pytest_codesearch.report.render.formats import REPORT_FORMATS, Targets
 from pytest_codesearch.runs.gates import Gates
@@ -124,7 +123,6 @@ def build_report(records: RunRecords) -> RunReport:
         headline=header.headline,
     )
     report.warnings.extend(_answer_warnings(cases))
-    report.costs = summarize_costs(cases)
     interrupted = records.end is None or records.end.exit_status in (INTERRUPTED, INTERNAL_ERROR)
     report.incomplete = interrupted or bool(report.not_run)
     return report

@@ -204,12 +204,10 @@ def run_info(config: pytest.Config, state: RunState) -> RunInfo:
 
 
 def _advice(report: RunReport) -> list[str]:
-    """Return the recommendations (best quality, fastest, best balance) when agents are compared."""
-    if len(report.agents) < 2:
-        return []
-    from pytest_codesearch.report.recommend import describe, recommend
+    """Return the report's recommendations (best quality, fastest, best balance), one line each."""
+    from pytest_codesearch.report.recommend import describe
 
-    return describe(recommend(report).picks())
+    return describe(report.recommendations.picks())
 
 
 def _plural(count: int, noun: str) -> str:

@@ -20,7 +20,7 @@ from pytest_codesearch.report.model import CaseResult, RunReport
 
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n")
 LEADING_COLUMNS = ("id", "goldset", "agent", "status", "query", "retrieved", "ground_truth")
-TRAILING_COLUMNS = ("latency_ms", "index_ms", "indexed", "error")
+TRAILING_COLUMNS = ("latency_ms", "elapsed_ms", "index_ms", "indexed", "error")
 LIST_SEPARATOR = ";"
 _SPECIAL = (",", '"', "\r", "\n")
 """The characters that make ``csv.writer`` quote a cell (the delimiter, the quote, the line end's)."""
@@ -66,6 +66,7 @@ def _columns(cases: Sequence[CaseResult], metrics: Sequence[str]) -> list[Sequen
         *(_cells(_neutral(column)) for column in text),
         *scores,
         list(map(number, [c.latency_ms for c in cases])),
+        list(map(number, [c.elapsed_ms for c in cases])),
         list(map(number, [c.index_ms for c in cases])),
         ["true" if c.indexed else "false" for c in cases],
         _cells(_neutral([c.error or "" for c in cases])),

@@ -5,12 +5,11 @@ the cases travel as one JSON document in a ``<script type="application/json">`` 
 ``<``, ``>`` and ``&`` written as a ``\\u`` escape, so no text of a case can close the block) and
 a small inline script renders them a page at a time with ``textContent`` only. A
 Content-Security-Policy forbids every external load. Like every writer, this computes nothing of
-its own: it lays out what ``RunReport`` holds and what ``recommend`` reads from it.
+its own: it lays out what ``RunReport`` holds (status counts, success metric, recommendations).
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -25,9 +24,9 @@ from pytest_codesearch.gcpause import paused_gc
 from pytest_codesearch.report.breakdown import DIMENSIONS
 from pytest_codesearch.report.cost import COST_HEADER, cost_rows
 from pytest_codesearch.report.render.html_cases import SHOWN_PATHS, case_json
-from pytest_codesearch.report.model import GroupSummary, Leader, MetricSummary, RunReport
-from pytest_codesearch.report.recommend import Recommendations, recommend
-from pytest_codesearch.status import Status
+from pytest_codesearch.report.model import GroupSummary, Leader, MetricSummary, Recommendations, RunReport
+from pytest_codesearch.report.recommend import TITLES
+from pytest_codesearch.report.table import case_latency
 
 DIMENSION_TITLES = {"complexity": "complexity", "category": "category", "goldset": "gold set",
                     "repo": "repository"}  # fmt: skip
@@ -70,7 +69,7 @@ def render_html(report: RunReport, headline: Sequence[str] | None = None) -> str
 def _render(report: RunReport, headline: Sequence[str] | None) -> str:
     """Return the page (see ``render_html``)."""
     metrics = list(dict.fromkeys(headline if headline is not None else report.headline or headline_metrics(report)))
-    picks = recommend(report)
+    picks = report.recommendations
     template = _environment().get_template("report.html.j2")
     return template.render(
         report=report,
@@ -80,11 +79,12 @@ def _render(report: RunReport, headline: Sequence[str] | None) -> str:
         costs=cost_rows(report),
         cost_header=COST_HEADER,
         picks=picks,
+        pick_titles=TITLES,
         charts=chart_set(report, picks),
         breakdowns=breakdown_tables(report, metrics, picks.metric),
         failures=failure_table(report),
-        statuses=status_columns(report),
-        status_counts=_status_counts(report),
+        statuses=report.shown_statuses(),
+        status_counts=", ".join(f"{report.status_counts[s]} {s}" for s in report.shown_statuses()),
         case_data=case_json(report, picks.metric),
         style=_asset("report.css"),
         script=_asset("report.js"),
@@ -92,21 +92,6 @@ def _render(report: RunReport, headline: Sequence[str] | None) -> str:
         shown_paths=SHOWN_PATHS,
         strip_points=charts.STRIP_POINTS,
     )
-
-
-def status_columns(report: RunReport) -> list[str]:
-    """Return the statuses the agents table shows: 'ok', then every other one some agent has."""
-    return [
-        s.value
-        for s in Status
-        if s is Status.OK or any(summary.counts.get(s.value) for summary in report.agents.values())
-    ]
-
-
-def _status_counts(report: RunReport) -> str:
-    """Return '880 ok, 12 error' over the report's cases: ok always, other statuses when present."""
-    found = Counter(c.status for c in report.cases)  # Status members hash as their values
-    return ", ".join(f"{found[s]} {s.value}" for s in Status if found[s] or s is Status.OK)
 
 
 @lru_cache(maxsize=1)
@@ -190,7 +175,7 @@ def chart_set(report: RunReport, picks: Recommendations) -> dict[str, Markup]:
     for metric in shown:
         if any(scores[metric].values()):
             found[f"{metric} per case"] = charts.distribution(scores[metric], label=metric)
-    found["latency per case"] = charts.histogram(latencies, label="median latency per case (ms)")
+    found["latency per case"] = charts.histogram(latencies, label="latency per case (ms)")
     if picks.metric is not None:
         found[f"{picks.metric} against latency"] = _tradeoff(report, picks)
     return found
@@ -205,7 +190,7 @@ def _tradeoff(report: RunReport, picks: Recommendations) -> Markup:
             x=summary.latency_ms.p50,
             y=summary.metrics[metric].mean,
             y_interval=(summary.metrics[metric].ci95[0], summary.metrics[metric].ci95[1]),
-            marked=agent == picks.balance.agent,
+            marked=picks.balance is not None and agent == picks.balance.agent,
         )
         for agent, summary in report.agents.items()
         if summary.latency_ms.p50 is not None and metric in summary.metrics
@@ -220,7 +205,8 @@ def _series(
     """Return metric -> agent -> its per-case scores, and agent -> its positive answered latencies.
 
     In one pass over the cases, for every agent of the report, in report order. Latencies are the
-    per-case medians of the answered cases above 0 (a log axis needs > 0).
+    cases' latencies as the report counts them (``table.case_latency``: failed cases too), above 0
+    (a log axis needs > 0).
     """
     scores: dict[str, dict[str, list[float]]] = {m: {a: [] for a in report.agents} for m in metrics}
     latencies: dict[str, list[float]] = {a: [] for a in report.agents}
@@ -234,8 +220,8 @@ def _series(
             value = values.get(metric)
             if value is not None:
                 series[agent].append(value)
-        latency = case.latency_ms
-        if case.status is Status.OK and latency is not None and latency > 0:
+        latency = case_latency(case)
+        if latency is not None and latency > 0:
             latencies[agent].append(latency)
     return scores, latencies
 

@@ -18,6 +18,8 @@ from markupsafe import Markup
 
 from pytest_codesearch.report.cost import COST_KEYS, case_cost
 from pytest_codesearch.report.model import CaseResult, RunReport
+from pytest_codesearch.report.table import case_latency
+from pytest_codesearch.status import STATUS_VALUES, Status
 
 SHOWN_PATHS = 10
 """Retrieved paths per agent and case carried into the page (the rest are counted)."""
@@ -29,16 +31,19 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 def case_json(report: RunReport, metric: str | None) -> Markup:
     """Return the cases as JSON safe inside a ``<script>`` element: one row per (gold set, case).
 
-    ``{"agents", "metric", "hit", "paths", "cases"}``; paths are interned in ``paths`` and given
-    by index. A case row is ``[goldset, id, query, ground truth, complexity, category, repo,
-    answers]`` with one answer per agent (null when the agent was not given the case):
-    ``[status, latency_ms, metric, f1, hit, first retrieved paths, retrieved count, error, failure]``.
+    ``{"agents", "metric", "hit", "statuses", "answered", "paths", "cases"}``: ``hit`` is the
+    report's success metric, ``statuses`` every status value (``Status`` order) and ``answered`` the
+    one whose answers are scored (the page's outcome filter offers hit, miss and the others).
+    Paths are interned in ``paths`` and given by index. A case row is ``[goldset, id, query,
+    ground truth, complexity, category, repo, answers]`` with one answer per agent (null when the
+    agent was not given the case): ``[status, latency, metric, f1, hit, first retrieved paths,
+    retrieved count, error, failure]``, the latency as the report counts it (``table.case_latency``).
     When some agent returned a cost or tokens (``report.costs``), the data also holds
     ``"cost": true`` and every answer three more fields: ``cost_usd, tokens_in, tokens_out`` (each
     null when the answer's metadata did not hold that number; see ``cost.case_cost``).
     """
     column = {agent: i for i, agent in enumerate(report.agents)}
-    hit = _hit_metric(report)
+    hit = report.success_metric
     paths: defaultdict[str, int] = defaultdict(count().__next__)  # path -> its index, in first-seen order
     answer = _Answers(paths.__getitem__, metric, hit, costs=bool(report.costs))
     rows: dict[tuple[str, str], list[Any]] = {}
@@ -53,7 +58,9 @@ def case_json(report: RunReport, metric: str | None) -> Markup:
         at = column.get(case.agent)
         if at is not None and row[7][at] is None:
             row[7][at] = answer(case)
-    data: dict[str, Any] = {"agents": list(column), "metric": metric, "hit": hit}
+    data: dict[str, Any] = {
+        "agents": list(column), "metric": metric, "hit": hit, "statuses": STATUS_VALUES, "answered": Status.OK.value,
+    }  # fmt: skip
     if report.costs:
         data["cost"] = True
     data |= {"paths": list(paths), "cases": list(rows.values())}
@@ -73,14 +80,6 @@ def script_safe_json(data: Any) -> str:
     return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
-def _hit_metric(report: RunReport) -> str | None:
-    """Return the hit@k metric a case 'hit' means: hit@10 if aggregated, else the largest hit@k."""
-    hits = [m for m in report.metric_names() if m.startswith("hit@") and m[4:].isdigit()]
-    if "hit@10" in hits:
-        return "hit@10"
-    return max(hits, key=lambda m: int(m[4:]), default=None)
-
-
 class _Answers:
     """One agent's answer to a case as a compact list (see ``case_json``); scores to 4 decimals.
 
@@ -93,7 +92,7 @@ class _Answers:
         self.rounded = _Rounded()
 
     def __call__(self, case: CaseResult) -> list[Any]:
-        scores, latency, rounded = case.metrics, case.latency_ms, self.rounded
+        scores, latency, rounded = case.metrics, case_latency(case), self.rounded
         answer = [
             case.status,  # a str: JSON holds its value
             None if latency is None else round(latency, 3),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 
 from pytest_codesearch.report.cost import cost_section
@@ -16,7 +15,6 @@ from pytest_codesearch.report.render.markdown_stats import (
 from pytest_codesearch.report.render.mdtable import MISSING, bold_best, escape_cell, mean_interval, table
 from pytest_codesearch.report.model import RunReport
 from pytest_codesearch.scoring.registry import find_metric
-from pytest_codesearch.status import Status
 
 TITLE = "# Code search benchmark results"
 LEAD_MARK = "†"
@@ -45,12 +43,13 @@ def render_markdown(report: RunReport, headline: Sequence[str] | None = None) ->
 
 
 def recommendations_section(report: RunReport) -> str:
-    """Return the best-quality, fastest and best-balance picks (``report.recommend``), one line each."""
-    from pytest_codesearch.report.recommend import describe, recommend
+    """Return the report's best-quality, fastest and best-balance picks, one line each ('' without any)."""
+    from pytest_codesearch.report.recommend import describe
 
-    if len(report.agents) < 2:
+    picks = report.recommendations.picks()
+    if not picks:
         return ""
-    lines = describe(recommend(report).picks())
+    lines = describe(picks)
     return "\n".join(["## Recommendations", "", *(f"- {escape_cell(line)}" for line in lines)])
 
 
@@ -78,15 +77,17 @@ def _results_section(report: RunReport, headline: Sequence[str]) -> str:
     columns += [_metric_column(report, m) for m in headline]
     columns.append(_latency_column(report, "p50"))
     columns.append(_latency_column(report, "p90"))
-    columns.append([f"{s.counts['ok']} / {s.counts['error']}" for s in summaries])
-    header = ["agent", *headline, "p50 ms", "p90 ms", "ok / error"]
+    statuses = report.shown_statuses()
+    columns.append([" / ".join(str(s.counts.get(status, 0)) for status in statuses) for s in summaries])
+    header = ["agent", *headline, "p50 ms", "p90 ms", " / ".join(statuses)]
     align = [":---", *("---:" for _ in headline), "---:", "---:", "---:"]
     rows = [list(row) for row in zip(*columns)]
     notes = [
         "Metrics: mean over the agent's cases with the 95% bootstrap interval of the mean in "
         f"brackets ({report.run.bootstrap:,} resamples; an error scores 0 on the metrics that "
-        "apply to its case). Latency: per-case median in milliseconds, percentiles over answered "
-        f"cases. Best value of each column in bold; {LEAD_MARK} marks a best mean that is "
+        "apply to its case). Latency: per-case median in milliseconds; a failed case counts the time "
+        "until it failed (a timeout at least its budget), when known. Best value of each column in "
+        f"bold; {LEAD_MARK} marks a best mean that is "
         "significantly better than the runner-up (see Comparisons). Columns: the run's headline "
         "(docs/results-format.md says how it is chosen); results.json holds every metric."
     ]
@@ -103,8 +104,7 @@ def _results_section(report: RunReport, headline: Sequence[str]) -> str:
 def _run_section(report: RunReport) -> str:
     """Return the run's settings, agents and versions."""
     run = report.run
-    by_status = Counter(c.status for c in report.cases)
-    statuses = ", ".join(f"{by_status[s]} {s.value}" for s in Status if by_status[s] or s is Status.OK)
+    statuses = ", ".join(f"{report.status_counts[s]} {s}" for s in report.shown_statuses())
     items = [
         f"Seed: {run.seed}",
         f"Runs per case: {run.runs}",

@@ -15,7 +15,7 @@ BEST_MARK = "*"
 LEAD_MARK = "**"
 """Best of the column and significantly better than the runner-up."""
 INTERVALS = "± intervals"
-DROP_ORDER = ("p90 ms", "metric", "ok/err", "p50 ms")
+DROP_ORDER = ("p90 ms", "metric", "statuses", "p50 ms")
 """After the columns that are the same for every agent, columns go in this order (metrics last first)."""
 
 
@@ -46,12 +46,12 @@ class Column:
 def render_terminal(report: RunReport, headline: Sequence[str] | None = None, width: int = 80) -> list[str]:
     """Return the summary table (a row per agent), a legend and notes, fitted into ``width`` columns.
 
-    The metric columns are ``headline`` (default: the report's headline), then p50, p90 and
-    ok/err. Metric cells show the mean and half the width of its 95% bootstrap interval
-    (``0.861±0.05``); the report's leaders carry ``*`` (best) or ``**`` (best and significantly
-    better than the runner-up). When the table is too wide the intervals go first, then the
-    columns that are the same for every agent (last first), then p90, the metrics from the last,
-    ok/err and p50; one line names everything omitted.
+    The metric columns are ``headline`` (default: the report's headline), then p50, p90 and the
+    status counts (``ok/timeout/crashed``: the report's shown statuses). Metric cells show the mean
+    and half the width of its 95% bootstrap interval (``0.861±0.05``); the report's leaders carry
+    ``*`` (best) or ``**`` (best and significantly better than the runner-up). When the table is too
+    wide the intervals go first, then the columns that are the same for every agent (last first),
+    then p90, the metrics from the last, the status counts and p50; one line names everything omitted.
     """
     if not report.agents:
         return ["no agent ran"]
@@ -74,7 +74,7 @@ def render_terminal(report: RunReport, headline: Sequence[str] | None = None, wi
 
 
 def _columns(report: RunReport, headline: Sequence[str], *, intervals: bool) -> list[Column]:
-    """Return every column in display order: agent, metrics, p50, p90, ok/err."""
+    """Return every column in display order: agent, metrics, p50, p90, status counts."""
     summaries = list(report.agents.values())
     agents = tuple(report.agents)
     columns = [Column("agent", agents, left=True, kind="agent")]
@@ -84,8 +84,9 @@ def _columns(report: RunReport, headline: Sequence[str], *, intervals: bool) -> 
     for label, attr in (("p50 ms", "p50"), ("p90 ms", "p90")):
         values = [getattr(s.latency_ms, attr) for s in summaries]
         columns.append(_latency_column(label, agents, values, report.leaders.get(f"latency_ms.{attr}")))
-    counts = tuple(f"{s.counts['ok']}/{s.counts['cases'] - s.counts['ok']}" for s in summaries)
-    columns.append(Column("ok/err", counts, kind="ok/err"))
+    statuses = report.shown_statuses()
+    counts = tuple("/".join(str(s.counts.get(status, 0)) for status in statuses) for s in summaries)
+    columns.append(Column("/".join(statuses), counts, kind="statuses"))
     return columns
 
 

@@ -4,8 +4,9 @@
 (function () {
   var D = JSON.parse(document.getElementById("case-data").textContent);
   var PAGE = 50;
-  var OUTCOMES = ["hit", "miss", "error", "timeout", "crashed", "not_run"];
-  // answer fields, see html.case_json
+  // an answer scored (status D.answered) is a hit or a miss on D.hit; any other status is its own outcome
+  var OUTCOMES = ["hit", "miss"].concat(D.statuses.filter(function (s) { return s !== D.answered; }));
+  // answer fields, see html_cases.case_json
   var STATUS = 0, LATENCY = 1, METRIC = 2, F1 = 3, HIT = 4, PATHS = 5, COUNT = 6, ERROR = 7, FAILURE = 8;
   var COST = 9, TOKENS_IN = 10, TOKENS_OUT = 11;  // only when D.cost: some agent returned a cost or tokens
   var state = { page: 0, sort: "case", descending: false, search: "", agents: D.agents.map(function () { return "any"; }) };
@@ -26,7 +27,7 @@
 
   function outcome(row, answer) {
     if (!answer) { return "none"; }
-    if (answer[STATUS] !== "ok") { return answer[STATUS]; }  // error, timeout, crashed, not_run
+    if (answer[STATUS] !== D.answered) { return answer[STATUS]; }  // one of D.statuses
     if (answer[HIT] !== null) { return answer[HIT] > 0 ? "hit" : "miss"; }
     var truth = truthSet(row);
     return answer[PATHS].some(function (i) { return truth[i]; }) ? "hit" : "miss";
