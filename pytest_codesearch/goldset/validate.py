@@ -14,7 +14,6 @@ through ``Snapshot.read``: the object database for a commit, never whatever is c
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
@@ -26,6 +25,7 @@ from pytest_codesearch.goldset.formats import ReadOptions
 from pytest_codesearch.goldset.model import GroundTruthFile, TestCase
 from pytest_codesearch.repo.resolve import Resolved, default_repo, resolve_repo
 from pytest_codesearch.repo.snapshot import Snapshot, SnapshotError, SnapshotStore
+from pytest_codesearch.repo.suggest import suggest_path
 
 ERROR = "error"
 WARNING = "warning"
@@ -177,9 +177,9 @@ def _case_problems(case: TestCase, snapshot: Snapshot) -> Iterator[tuple[str, st
 
 
 def _missing_message(path: str, snapshot: Snapshot) -> str:
-    """Say that ``path`` is not in the snapshot, suggesting the closest file it has."""
-    close = difflib.get_close_matches(path, sorted(snapshot.files), n=1, cutoff=0.6)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    """Say that ``path`` is not in the snapshot, suggesting the closest file it has (as a run does)."""
+    close = suggest_path(path, snapshot.files)
+    hint = f" (did you mean {close!r}?)" if close else ""
     return f"{path!r} is not in tree {snapshot.label}{hint}"
 
 
