@@ -17,13 +17,14 @@ from typing import Any
 
 import pygit2
 
+from pytest_codesearch.goldset.leaks import find_leak
 from pytest_codesearch.mining.classify import RuleSet, bot_matcher, classify_kind, complexity
 from pytest_codesearch.mining.filters import FilterConfig
 from pytest_codesearch.mining.files import CommitFiles, FileSorter
 from pytest_codesearch.mining.objects import ObjectReader
 from pytest_codesearch.mining.outline import Outlines
 from pytest_codesearch.mining.spans import BlobDiffer, ChangedCode, changed_code
-from pytest_codesearch.mining.query import decode_message, leaked_path, query_from_parts, split_message, word_count
+from pytest_codesearch.mining.query import decode_message, query_from_parts, split_message, word_count
 from pytest_codesearch.mining.treediff import TreeDiffer
 from pytest_codesearch.mining.walk import MiningError, shallow_boundary, walk
 
@@ -256,7 +257,7 @@ class Miner:
         query, source = self._query(mined, paragraphs)
         if word_count(query) < self.config.min_query_words:
             return "query too short"
-        leaky = leaked_path(query, mined.ground_truth) is not None
+        leaky = find_leak(query, mined.ground_truth) is not None
         if leaky and not self.config.keep_leaky:
             return "leaky query"
         try:
