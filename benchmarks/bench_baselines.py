@@ -44,13 +44,12 @@ import pygit2
 from pytest_codesearch.repo.reader import SnapshotView, TreeReader, remember_view
 
 from pytest_codesearch.agents.builtin.bm25 import BM25Agent
-from pytest_codesearch.agents.index.sourcefiles import is_source_path
-from pytest_codesearch.agents.index.testpaths import is_test_path
 from pytest_codesearch.agents.contract import RetrievalResult
 from pytest_codesearch.agents.builtin.hybrid import HybridAgent
 from pytest_codesearch.agents.builtin.keyword import KeywordAgent
 from pytest_codesearch.agents.builtin.path import PathAgent
 from pytest_codesearch.agents.index.tokencache import decode_text
+from pytest_codesearch.filekinds import is_source_path, is_test_path
 from pytest_codesearch.repo.manifest import TreeListing
 from pytest_codesearch.repo.materialize import SubtreeMemo, list_tree
 
@@ -200,7 +199,7 @@ def read_tree_texts(repo: pygit2.Repository, commit: str, exclude_tests: bool) -
     for file in list_present_tree(repo, tree).files:
         if file.size > 1_000_000 or (exclude_tests and is_test_path(file.path)):
             continue
-        text = decode_text(repo.odb.read(file.blob)[1])
+        text = decode_text(repo.odb.read(file.blob)[1], file.path)
         if text is not None:
             paths.append(file.path)
             texts.append(text)

@@ -16,7 +16,7 @@ from pytest_codesearch.agents.registry import AgentChoice
 from pytest_codesearch.agents.builtin.sanity import CaseInfo
 from pytest_codesearch.goldset.fqnames import FQN_EXTENSION, files_of_names
 from pytest_codesearch.goldset.model import TestCase
-from pytest_codesearch.repo.snapshot import Snapshot, SnapshotError, SnapshotStore, suggest_path
+from pytest_codesearch.repo import Snapshot, SnapshotError, SnapshotStore, suggest_path
 from pytest_codesearch.report.model import CaseResult
 from pytest_codesearch.runner.base import AgentCrashed, AgentError, AgentTimeout, Answers
 from pytest_codesearch.runner.inprocess import run_agent_code

@@ -1,4 +1,4 @@
-"""Atomic files and the native JSONL writer: permissions from the umask, streaming, nothing half-written."""
+"""Atomic files and the one gold-set writer: the case serialiser, permissions from the umask, streaming."""
 
 from __future__ import annotations
 
@@ -12,7 +12,15 @@ import pytest
 
 from pytest_codesearch.atomic import atomic_file, creation_mode, current_umask, write_atomic
 from pytest_codesearch.goldset.model import GoldSetMetadata, TestCase
-from pytest_codesearch.goldset.writer import case_line, metadata_line, write_goldset_jsonl, write_jsonl_lines
+from pytest_codesearch.goldset.writer import (
+    case_fields_line,
+    case_fields_to_json,
+    case_line,
+    metadata_line,
+    write_goldset_jsonl,
+    write_json_lines,
+    write_jsonl_lines,
+)
 from pytest_codesearch.mining.output import GoldsetWriter
 
 CASE = TestCase.model_validate({"id": "c1", "query": "where is login", "ground_truth_files": ["a.py"]})
@@ -98,3 +106,35 @@ def test_atomic_file_writes_newlines_as_given(tmp_path: Path) -> None:
     with atomic_file(target) as stream:
         stream.write("one\r\ntwo\n")
     assert target.read_bytes() == b"one\r\ntwo\n"
+
+
+def test_one_serialiser_orders_fields_and_leaves_out_what_is_empty() -> None:
+    fields = {  # as the miner builds them: any order, empty values included
+        "x-origin": [], "leaky": False, "commit_message": "Fix it\n", "repo": None, "added_files": [],
+        "ground_truth_files": [{"path": "a.py", "lines": []}, {"path": "b.py", "lines": [[2, 3]]}],
+        "query": "where is login", "id": "c1", "ground_truth_functions": [], "x-note": None,
+    }
+    assert case_fields_to_json(fields) == {
+        "id": "c1", "query": "where is login", "ground_truth_files": ["a.py", {"path": "b.py", "lines": [[2, 3]]}],
+        "leaky": False, "commit_message": "Fix it\n", "x-origin": [],
+    }
+    line = case_fields_line(fields)
+    assert line.index('"id"') < line.index('"query"') < line.index('"leaky"') < line.index('"x-origin"')
+    assert case_line(TestCase.model_validate(json.loads(line))) == line  # the same writer for a validated case
+
+
+def test_ground_truth_keeps_symbols_and_a_relevance_other_than_1() -> None:
+    case = TestCase.model_validate({"id": "c", "query": "q", "ground_truth_files": [
+        {"path": "a.py", "relevance": 1}, {"path": "b.py", "relevance": 2}, {"path": "c.py", "symbols": ["f"]}]})
+    assert json.loads(case_line(case))["ground_truth_files"] == [
+        "a.py", {"path": "b.py", "relevance": 2}, {"path": "c.py", "symbols": ["f"]}
+    ]
+
+
+def test_the_json_document_form_holds_one_case_a_line(tmp_path: Path) -> None:
+    for count in (2, 0):
+        with (tmp_path / "set.json").open("w", encoding="utf-8") as target:
+            assert write_json_lines(target, GoldSetMetadata(name="s"), [case_line(CASE) + "\n"] * count) == count
+        text = (tmp_path / "set.json").read_text(encoding="utf-8")
+        cases = f"\n    {case_line(CASE)},\n    {case_line(CASE)}\n  ]" if count else "]"
+        assert text == '{\n  "metadata": {"name": "s"},\n  "test_cases": [' + cases + "\n}\n"

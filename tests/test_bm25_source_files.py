@@ -11,7 +11,6 @@ import pytest
 from rank_bm25 import BM25Okapi  # type: ignore[import-untyped]
 
 from pytest_codesearch.agents.builtin.bm25 import BM25Agent
-from pytest_codesearch.agents.index.sourcefiles import is_source_path
 from pytest_codesearch.agents.index.tokencache import TokenCache
 from pytest_codesearch.agents.index.tokenize import path_tokens, tokenize
 
@@ -28,29 +27,6 @@ FILES = {
     "setup.cfg": "[cache]\nevict = oldest entry\n",
     "tests/test_cache.py": "def test_evict():\n    evict(entry)\n    evict(entry)\n",
 }
-
-
-@pytest.mark.parametrize(
-    ("path", "tests", "expected"),
-    [
-        ("src/cache.py", False, True),
-        ("src/native/evict.c", False, True),
-        ("web/app.TS", False, True),
-        ("CHANGELOG.md", False, False),
-        ("docs/conf.py", False, False),
-        ("locale/fr/messages.po", False, False),
-        ("setup.cfg", False, False),
-        ("Makefile", False, False),
-        (".py", False, False),
-        ("build/lib/cache.py", False, False),
-        ("vendor/six.py", False, False),
-        ("tests/test_cache.py", False, False),
-        ("tests/test_cache.py", True, True),
-        ("pkg/conftest.py", True, True),
-    ],
-)
-def test_is_source_path(path: str, tests: bool, expected: bool) -> None:
-    assert is_source_path(path, tests=tests) is expected
 
 
 @pytest.fixture
@@ -98,12 +74,12 @@ def test_files_that_cannot_be_ranked_are_never_read(tree: Path) -> None:
     assert BM25Agent(files="all", token_cache=TokenCache()).token_cache is not agent.token_cache
 
 
-def test_a_snapshot_whose_source_files_are_all_binary_ranks_its_text_files(tmp_path: Path) -> None:
-    (tmp_path / "blob.py").write_bytes(b"\x00\x01cache")
+def test_a_source_file_holding_nul_bytes_is_ranked_as_text(tmp_path: Path) -> None:
+    (tmp_path / "blob.py").write_bytes(b"\x00\x01install the cache")  # text by name: never binary
+    (tmp_path / "store.py").write_text("def put(key): pass\n")
+    (tmp_path / "queue.py").write_text("def push(item): pass\n")
     (tmp_path / "guide.md").write_text("install the cache\n")
-    (tmp_path / "notes.txt").write_text("cache notes\n")
-    (tmp_path / "LICENSE").write_text("permission is granted\n")
-    assert _answer(tmp_path, "install cache") == ["guide.md", "notes.txt"]
+    assert _answer(tmp_path, "install cache") == ["blob.py"]
 
 
 def test_scores_are_bm25_over_the_source_files_alone(tree: Path) -> None:

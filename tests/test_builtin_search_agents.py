@@ -43,7 +43,7 @@ TEXT_FILES = {
 
 SKIPPED_FILES = {
     "assets/logo.png": b"\x89PNG\r\n\x1a\n\x00\x00checksum retry grammar",
-    "assets/blob.dat": bytes(range(0x80, 0x100)) * 4 + b" grammar checksum",
+    "assets/blob.dat": bytes(range(0x80, 0x100)) * 4 + b"\x00 grammar checksum",
     "data/huge.txt": b"retry checksum grammar kangaroo\n" * 200,
     ".git/config": b"[core]\n\tchecksum = retry grammar kangaroo\n",
     "src/.git": b"gitdir: ../.git/modules/src checksum\n",
@@ -95,6 +95,11 @@ def test_iter_text_files_keeps_a_few_undecodable_bytes(tmp_path: Path) -> None:
     [(path, text)] = iter_text_files(tmp_path)
     assert path == "latin1.txt"
     assert text.count("\ufffd") == 7
+
+
+def test_iter_text_files_takes_undecodable_bytes_without_a_nul_for_text(tmp_path: Path) -> None:
+    (tmp_path / "blob.dat").write_bytes(bytes(range(0x80, 0x100)) + b" checksum")  # git's rule: text
+    assert list(iter_text_files(tmp_path)) == [("blob.dat", "\ufffd" * 128 + " checksum")]
 
 
 def test_iter_text_files_rejects_a_missing_directory(tmp_path: Path) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_codesearch.mining.query import MAX_QUERY_CHARS, decode_message, leaked_path, message_to_query
+from pytest_codesearch.mining.query import MAX_QUERY_CHARS, decode_message, message_to_query
 
 
 @pytest.mark.parametrize(
@@ -71,23 +71,6 @@ def test_messages_are_decoded_by_their_header_then_utf8_then_with_replacement() 
     assert decode_message("café".encode(), "no-such-codec") == ("café", True)
     assert decode_message(b"caf\xe9", None) == ("caf\ufffd", False)
     assert decode_message(b"caf\xe9", "utf-8") == ("caf\ufffd", False)
-
-
-@pytest.mark.parametrize(
-    ("query", "leak"),
-    [
-        ("Fix the crash in app.py when empty", "src/app.py"),
-        ("Fix src/app.py startup", "src/app.py"),
-        ("Rename APP.PY to main.py", "src/app.py"),
-        ("Use myapp.py instead", None),
-        ("Read app.pyc files", None),
-        ("Fix the app startup", None),
-        ("Fix other/app.py", None),
-        ("Update the Makefile targets", "Makefile"),
-    ],
-)
-def test_a_query_naming_a_ground_truth_file_leaks(query: str, leak: str | None) -> None:
-    assert leaked_path(query, ["src/app.py", "Makefile"]) == leak
 
 
 def _every_substitution(text: str) -> str:

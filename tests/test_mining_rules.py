@@ -10,16 +10,14 @@ from pydantic import ValidationError
 from pytest_codesearch.mining.classify import (
     MESSAGE_RULES,
     RULE_NAMES,
-    PathFilter,
     RuleSet,
     bot_matcher,
     classify_kind,
     complexity,
-    is_known_text_path,
-    looks_binary,
     same_ignoring_whitespace,
 )
 from pytest_codesearch.mining.filters import DEFAULT_EXCLUDE, FilterConfig
+from pytest_codesearch.pathglob import PathFilter
 
 DEFAULTS = PathFilter(DEFAULT_EXCLUDE)
 
@@ -141,12 +139,9 @@ def test_complexity_bands() -> None:
     assert [complexity(n) for n in (1, 2, 20, 21)] == ["low", "medium", "medium", "high"]
 
 
-def test_content_checks() -> None:
-    assert looks_binary(b"abc\x00def") and not looks_binary(b"abc" * 5000 + b"\x00")
+def test_whitespace_only_check() -> None:
     assert same_ignoring_whitespace(b"def f():\n  return 1\n", b"def f():\n\treturn  1\n\n")
     assert not same_ignoring_whitespace(b"return 1", b"return 2")
-    assert is_known_text_path("src/App.PY") and not is_known_text_path("data/blob.bin") and not is_known_text_path("Makefile")
-    assert is_known_text_path("po/de.po") and is_known_text_path("git-send-email.perl")
 
 
 def test_config_defaults_are_documented_values() -> None:

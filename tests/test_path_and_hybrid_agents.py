@@ -9,7 +9,6 @@ import pytest
 from pytest_codesearch.agents.contract import RetrievalResult
 from pytest_codesearch.agents.builtin.hybrid import HybridAgent, reciprocal_rank_fusion
 from pytest_codesearch.agents.builtin.path import MENTION_WEIGHT, PathAgent, mention_scores, mentioned_components
-from pytest_codesearch.agents.index.testpaths import is_test_path
 
 FILES = {
     "src/app/db/models/query.py": "class QuerySet: pass\n",
@@ -27,24 +26,6 @@ def tree(tmp_path: Path) -> Path:
         (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / relative).write_text(text)
     return tmp_path
-
-
-@pytest.mark.parametrize(
-    ("path", "expected"),
-    [
-        ("tests/test_app.py", True),
-        ("src/pkg/testing/helpers.py", True),
-        ("pkg/test_util.py", True),
-        ("pkg/util_test.py", True),
-        ("conftest.py", True),
-        ("pkg/contest.py", False),
-        ("pkg/latest.py", False),
-        ("pkg/testament/notes.py", False),
-        ("pytest/main.py", False),
-    ],
-)
-def test_is_test_path(path: str, expected: bool) -> None:
-    assert is_test_path(path) is expected
 
 
 def test_mentioned_components_reads_paths_modules_and_file_names() -> None:

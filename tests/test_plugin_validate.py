@@ -35,6 +35,20 @@ def test_errors_are_listed_and_exit_1(pytester: pytest.Pytester) -> None:
     result.stdout.no_fnmatch_line("*passed*")
 
 
+def test_a_run_and_validate_suggest_the_same_path(pytester: pytest.Pytester) -> None:
+    files = {"src/project/app.py": "def run():\n    return 1\n", "src/project/cli.py": "def main():\n    pass\n"}
+    base = commit(init_repo(pytester.path / "project"), files, "Add")
+    case = {"id": "short", "query": "where do we run", "ground_truth_files": ["app.py"]}
+    pytester.makefile(".jsonl", gold=json.dumps({"metadata": {"repo": "project", "base_commit": base}}) + "\n"
+                      + json.dumps(case) + "\n")
+    hint = "'app.py' is not in tree * (did you mean 'src/project/app.py'?)"
+    validated = pytester.runpytest("--codesearch-validate")
+    validated.stdout.fnmatch_lines([f"gold.jsonl:2 *error *short *ground_truth_files[[]0[]] *{hint}"])
+    ran = pytester.runpytest("--codesearch-agent=oracle", "--codesearch-no-save")
+    ran.assert_outcomes(failed=1)
+    ran.stdout.fnmatch_lines([f"*gold.jsonl:2: ground_truth_files: {hint}"])
+
+
 def test_warnings_alone_exit_0_and_no_case_runs(pytester: pytest.Pytester) -> None:
     pytester.makefile(".jsonl", gold=_goldset(pytester.path, ("leaky", "what does app.py do")))
     result = pytester.runpytest("--codesearch-validate", "--codesearch-agent=oracle")

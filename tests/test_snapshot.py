@@ -465,8 +465,10 @@ def test_find_repository_from_a_nested_subdirectory(tmp_path: Path) -> None:
         ("flask/app.py", "src/flask/app.py"),
         ("repo/src/flask/app.py", "src/flask/app.py"),
         ("docs/index.rst", None),
+        ("app.py", "src/flask/app.py"),  # two paths end with it: the more similar
+        ("cli.py", "src/flask/cli.py"),
     ],
 )
 def test_suggest_path(typed: str, expected: str | None) -> None:
-    files = ["src/flask/app.py", "src/flask/cli.py", "tests/test_app.py", "README.md"]
+    files = ["src/flask/app.py", "src/flask/cli.py", "tests/test_app.py", "README.md", "examples/tutorial/app.py"]
     assert suggest_path(typed, files) == expected

@@ -19,6 +19,7 @@ from pytest_codesearch.agents.index.corpus import IndexCache
 from pytest_codesearch.agents.builtin.keyword import KeywordAgent
 from pytest_codesearch.agents.index.snapshot_files import SnapshotFile, git_blob_id, list_snapshot
 from pytest_codesearch.agents.index.tokencache import TokenCache
+from pytest_codesearch.agents.index.tokenstore import TokenStore
 from pytest_codesearch.repo import Snapshot, SnapshotStore
 
 Agent = BM25Agent | KeywordAgent
@@ -207,6 +208,22 @@ def test_binary_blobs_are_remembered_and_unreadable_ones_are_not() -> None:
     assert cache.tokens("bin", lambda: pytest.fail("read again")) is None
     assert cache.tokens("gone", lambda: None) is None
     assert "gone" not in cache and cache.tokenized == 0
+
+
+def test_a_binary_blob_is_tokenised_for_a_file_that_is_text_by_name(tmp_path: Path) -> None:
+    cache = TokenCache()
+    cache.store = TokenStore(tmp_path)
+    content = b"\x00\x01 token"
+    assert cache.document("bin", "data/blob.dat", 0, lambda: content) is None  # binary: not indexed
+    found = cache.document("bin", "src/fixture.py", 0, lambda: content)  # text by name: indexed all the same
+    assert found is not None and [_term(cache, i) for i in found[0]] == ["token"]
+    assert cache.tokens("bin", lambda: pytest.fail("read again")) is None  # still binary to other paths
+    stored = cache.store.load("bin")
+    assert stored is not None and stored.binary and stored.tokens == []  # the store keeps the content's verdict
+
+
+def _term(cache: TokenCache, term_id: int) -> str:
+    return next(term for term, number in cache.vocabulary.items() if number == term_id)
 
 
 def test_a_full_vocabulary_starts_afresh_and_older_indexes_still_answer(

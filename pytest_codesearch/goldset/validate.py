@@ -8,13 +8,12 @@
 Checks, per case: the case loads (broken entries are reported as the reader gives them, duplicate ids
 included); its repository and ``base_commit`` resolve to a snapshot; every ground-truth file is in the
 snapshot's tree; every line range lies inside its file; every symbol is defined in its file; the query
-does not name its answer (a warning: the query holds a ground-truth path or file name). Files are read
+does not name its answer (a warning: ``goldset/leaks.py``). Files are read
 through ``Snapshot.read``: the object database for a commit, never whatever is checked out.
 """
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
@@ -23,9 +22,11 @@ from pathlib import Path, PurePosixPath
 from pytest_codesearch.goldset import formats
 from pytest_codesearch.goldset.entities import definition_spans
 from pytest_codesearch.goldset.formats import ReadOptions
+from pytest_codesearch.goldset.leaks import find_leak
 from pytest_codesearch.goldset.model import GroundTruthFile, TestCase
 from pytest_codesearch.repo.resolve import Resolved, default_repo, resolve_repo
 from pytest_codesearch.repo.snapshot import Snapshot, SnapshotError, SnapshotStore
+from pytest_codesearch.repo.suggest import suggest_path
 
 ERROR = "error"
 WARNING = "warning"
@@ -177,9 +178,9 @@ def _case_problems(case: TestCase, snapshot: Snapshot) -> Iterator[tuple[str, st
 
 
 def _missing_message(path: str, snapshot: Snapshot) -> str:
-    """Say that ``path`` is not in the snapshot, suggesting the closest file it has."""
-    close = difflib.get_close_matches(path, sorted(snapshot.files), n=1, cutoff=0.6)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    """Say that ``path`` is not in the snapshot, suggesting the closest file it has (as a run does)."""
+    close = suggest_path(path, snapshot.files)
+    hint = f" (did you mean {close!r}?)" if close else ""
     return f"{path!r} is not in tree {snapshot.label}{hint}"
 
 
@@ -236,20 +237,9 @@ def defines_python_symbol(path: str, data: bytes, symbol: str) -> bool:
 
 
 def query_leak(case: TestCase) -> str | None:
-    """Return why the query names its answer (a ground-truth path or file name with extension), or None."""
-    query = case.query.lower()
-    for truth in case.ground_truth_files:
-        name = PurePosixPath(truth.path).name
-        if _mentions(query, truth.path.lower()):
-            return f"names its answer: the query contains the ground-truth path {truth.path!r}"
-        if "." in name and _mentions(query, name.lower()):
-            return f"names its answer: the query contains the ground-truth file name {name!r}"
-    return None
-
-
-def _mentions(query: str, name: str) -> bool:
-    """Return True when ``name`` occurs in ``query`` as a whole word (not inside ``myapp.pyc`` for ``app.py``)."""
-    return re.search(rf"(?<![\w.]){re.escape(name)}(?![\w])", query) is not None
+    """Return why the query names its answer (``goldset/leaks.py``, the miner's rule too), or None."""
+    leak = find_leak(case.query, [truth.path for truth in case.ground_truth_files])
+    return None if leak is None else f"names its answer: {leak.describe()}"
 
 
 def format_table(problems: Iterable[Problem]) -> str:

@@ -1,4 +1,6 @@
-"""The transparent rules that decide which commits become cases: messages, authors, paths, complexity.
+"""The transparent rules that decide which commits become cases: messages, authors, complexity.
+
+Which paths can be ground truth (tests, docs, binary files...) is ``pytest_codesearch/filekinds.py``'s.
 
 Every rule is data here, with a name and a description, so that ``docs/mining.md`` can list them and a
 gold set's metadata can say which ones were applied.
@@ -13,30 +15,9 @@ from dataclasses import dataclass
 from pytest_codesearch.mining.affixes import common_prefix
 
 _WHITESPACE = b" \t\n\r\f\v"
-# fmt: off
-SOURCE_EXTENSIONS = frozenset(
-    {
-        "py", "pyi", "pyx", "pxd", "js", "jsx", "mjs", "cjs", "ts", "tsx", "c", "h", "cc", "cpp", "cxx",
-        "hpp", "hh", "cs", "java", "kt", "kts", "scala", "go", "rs", "rb", "php", "swift", "m", "mm",
-        "sh", "bash", "pl", "pm", "lua", "r", "jl", "ex", "exs", "erl", "hrl", "hs", "ml", "mli", "clj",
-        "dart", "vue", "svelte", "f", "f90", "zig", "nim",
-    }
-)
-# fmt: on
-"""Extensions (lowercase, without the dot) of programming-language source files: what the content agents
-rank (``agents/index/sourcefiles.py``). Markup, styles, templates, data and message catalogues (``html``,
-``css``, ``json``, ``po``) are not source here."""
-TEXT_EXTENSIONS = SOURCE_EXTENSIONS | frozenset(
-    "hxx fs zsh fish cljs sql html htm css scss sass less el vim groovy gradle cmake proto thrift tf sv vhd pas "
-    "perl po pot".split()
-)
-"""Extensions of source and other text files, whose content the miner takes to be text without sniffing
-it for binary data (reading every blob is the miner's largest cost after the tree diff; gettext
-catalogs, ``po`` and ``pot``, were 2.7 s of the 4.3 s spent sniffing git's history, issue 12)."""
 _SPACES = re.compile(rb"[ \t\n\r\f\v]*")
 _WHITESPACE_STEPS = 64
 """Differences the whitespace check steps over one by one before it strips the rest of both contents."""
-_BINARY_SNIFF = 8000  # git's buffer_is_binary looks at the first 8000 bytes for a NUL
 
 
 @dataclass(frozen=True)
@@ -196,16 +177,6 @@ def complexity(file_count: int) -> str:
     return "medium" if file_count <= 20 else "high"
 
 
-def is_known_text_path(path: str) -> bool:
-    """Return whether ``path`` has a known text extension (its content is taken to be text unsniffed)."""
-    return path.rpartition(".")[2].lower() in TEXT_EXTENSIONS
-
-
-def looks_binary(data: bytes) -> bool:
-    """Return whether ``data`` looks binary the way git decides it: a NUL byte among its first 8000 bytes."""
-    return b"\0" in data[:_BINARY_SNIFF]
-
-
 def same_ignoring_whitespace(old: bytes, new: bytes) -> bool:
     """Return whether two contents are equal once every whitespace byte is removed (``git diff -w``).
 
@@ -229,100 +200,3 @@ def _after_spaces(data: bytes, at: int) -> int:
     """Return the position of the first byte at or after ``at`` that is not whitespace (or the end)."""
     match = _SPACES.match(data, at)
     return at if match is None else match.end()
-
-
-class PathFilter:
-    """Matches repository paths against exclude patterns (gitignore-like globs, case-insensitive).
-
-    A pattern without ``/`` matches any one path segment, so ``*.md`` matches ``docs/a/readme.md`` and
-    ``tests`` matches ``tests/x.py`` and ``pkg/tests/y.py``. A pattern with ``/`` is anchored at the root
-    and also matches everything beneath what it names (``docs/api`` matches ``docs/api/x.md``). A trailing
-    ``/`` matches directories only. ``*`` and ``?`` stay within a segment, ``**`` crosses them, ``[...]``
-    is a character class.
-    """
-
-    def __init__(self, patterns: Sequence[str]) -> None:
-        self.patterns = tuple(patterns)
-        # The common shapes ("*.md", "LICENSE*", "vendor/", "conftest.py") become set and suffix lookups;
-        # the rest are compiled into one regex. Mining checks every changed path, so this is hot.
-        self._names: dict[bool, set[str]] = {True: set(), False: set()}  # key: directory only
-        self._suffixes: dict[bool, tuple[str, ...]] = {True: (), False: ()}
-        self._prefixes: dict[bool, tuple[str, ...]] = {True: (), False: ()}
-        regexes = []
-        for pattern in self.patterns:
-            body, directory_only = pattern.strip("/").lower(), pattern.endswith("/")
-            if not body:
-                continue
-            if "/" in body or not self._simple(body, directory_only):
-                regexes.append(_glob_regex(pattern))
-        self._regex = re.compile("|".join(regexes), re.IGNORECASE | re.DOTALL) if regexes else None
-
-    def _simple(self, body: str, directory_only: bool) -> bool:
-        """File a one-segment pattern under a fast lookup if it has a simple shape; return whether it did."""
-        wild = [index for index, char in enumerate(body) if char in "*?["]
-        if not wild:
-            self._names[directory_only].add(body)
-        elif wild == [0] and body.startswith("*"):
-            self._suffixes[directory_only] += (body[1:],)
-        elif wild == [len(body) - 1] and body.endswith("*"):
-            self._prefixes[directory_only] += (body[:-1],)
-        else:
-            return False
-        return True
-
-    def excluded(self, path: str) -> bool:
-        """Return whether ``path`` matches any pattern."""
-        segments = path.lower().split("/")
-        last = len(segments) - 1
-        for index, segment in enumerate(segments):
-            for directory_only in (False, True) if index < last else (False,):
-                if (
-                    segment in self._names[directory_only]
-                    or segment.endswith(self._suffixes[directory_only])
-                    or segment.startswith(self._prefixes[directory_only])
-                ):
-                    return True
-        return self._regex is not None and self._regex.match(path) is not None
-
-
-def _glob_regex(pattern: str) -> str:
-    """Return a regex, matched at the start of a path, equivalent to one exclude pattern."""
-    directory_only = pattern.endswith("/")
-    body = pattern.strip("/")
-    tail = r"/.*" if directory_only else r"(?:/.*)?"
-    if "/" not in body:
-        return rf"(?:.*/)?{_segment_regex(body)}{tail}\Z"
-    pieces = [r"(?:.*/)?" if part == "**" else _segment_regex(part) + "/" for part in body.split("/")]
-    joined = "".join(pieces)
-    if joined.endswith("/"):
-        joined = joined[:-1]
-    elif joined.endswith(r"(?:.*/)?"):  # a pattern ending in /**: everything beneath
-        joined = joined[: -len(r"(?:.*/)?")] + r".*"
-    return rf"{joined}{tail}\Z"
-
-
-def _segment_regex(segment: str) -> str:
-    """Translate one glob segment: ``*``, ``**`` and ``?`` never cross ``/``, ``**`` alone is handled above."""
-    out: list[str] = []
-    index = 0
-    while index < len(segment):
-        char = segment[index]
-        if char == "*":
-            out.append(r"[^/]*")
-            while index + 1 < len(segment) and segment[index + 1] == "*":
-                index += 1
-        elif char == "?":
-            out.append(r"[^/]")
-        elif char == "[":
-            end = segment.find("]", index + 2 if segment[index + 1 : index + 2] in ("!", "]") else index + 1)
-            if end == -1:
-                out.append(re.escape(char))
-            else:
-                inner = segment[index + 1 : end]
-                inner = "^" + inner[1:] if inner.startswith("!") else inner
-                out.append("[" + inner.replace("\\", "\\\\") + "]")
-                index = end
-        else:
-            out.append(re.escape(char))
-        index += 1
-    return "".join(out)

@@ -12,11 +12,13 @@ from dataclasses import dataclass
 
 import pygit2
 
-from pytest_codesearch.mining.classify import PathFilter, is_known_text_path, same_ignoring_whitespace
+from pytest_codesearch.filekinds import is_known_text_path
+from pytest_codesearch.mining.classify import same_ignoring_whitespace
 from pytest_codesearch.mining.filters import FilterConfig
 from pytest_codesearch.mining.objects import BlobReader, ObjectReader
 from pytest_codesearch.mining.treediff import GITLINK, SYMLINK, TYPE_MASK, Change, TreeDiffer
 from pytest_codesearch.mining.walk import decode_path, find_renames, is_regular
+from pytest_codesearch.pathglob import PathFilter
 
 PATH_CACHE_SIZE = 4096
 """Changed paths whose verdict (decoded, excluded, to sniff) is remembered."""
@@ -129,6 +131,9 @@ class FileSorter:
 
     def _path_verdict(self, raw: bytes) -> tuple[str, str | None, bool]:
         """Return (path, why it is left out or None, whether its content must be sniffed for binary data).
+
+        ``filekinds.is_binary`` in two steps: the name here (text by name is never binary), the content
+        by blob id (``BlobReader.looks_binary``), so a blob is read once however many paths hold it.
 
         Cached by raw path (a history changes the same paths again and again), up to ``PATH_CACHE_SIZE``.
         """

@@ -20,31 +20,10 @@ from pydantic import (
     model_validator,
 )
 
+from pytest_codesearch.filekinds import DEFAULT_EXCLUDE
 from pytest_codesearch.mining.classify import RULE_NAMES
 
-DEFAULT_EXCLUDE: tuple[str, ...] = (
-    # documentation
-    "*.md", "*.rst", "*.txt", "*.adoc", "*.rdoc", "*.org", "docs/", "doc/", "documentation/",
-    "LICENSE*", "LICENCE*", "COPYING*", "NOTICE*", "AUTHORS*", "CONTRIBUTORS*", "CHANGELOG*", "CHANGES*",
-    "NEWS*", "HISTORY*",
-    # configuration and project metadata
-    ".*", "*.json", "*.yaml", "*.yml", "*.toml", "*.ini", "*.cfg", "*.conf", "*.properties", "*.xml",
-    "*.lock", "package-lock.json", "pnpm-lock.yaml", "go.sum", "MANIFEST.in",
-    # tests
-    "test/", "tests/", "testing/", "__tests__/", "spec/", "specs/", "test_*", "*_test.*", "*_tests.*",
-    "*.test.*", "*.spec.*", "conftest.py", "test.py", "tests.py", "testsuite/", "test-suite/", "testdata/",
-    "testproj/",
-    # generated and vendored
-    "*.min.js", "*.min.css", "*.map", "*_pb2.py", "*_pb2_grpc.py", "*.pb.go", "*.generated.*", "dist/",
-    "build/", "*.egg-info/", "vendor/", "vendored/", "third_party/", "third-party/", "node_modules/",
-    # binary by name (contents are checked too, see exclude_binary)
-    "*.png", "*.jpg", "*.jpeg", "*.gif", "*.bmp", "*.ico", "*.svg", "*.webp", "*.pdf", "*.zip", "*.gz",
-    "*.tgz", "*.bz2", "*.xz", "*.tar", "*.whl", "*.jar", "*.so", "*.dylib", "*.dll", "*.exe", "*.a", "*.o",
-    "*.pyc", "*.class", "*.woff", "*.woff2", "*.ttf", "*.otf", "*.eot", "*.mp3", "*.mp4", "*.wav", "*.avi",
-    "*.mov",
-)  # fmt: skip
-"""Paths left out of the ground truth unless ``exclude`` is set: docs, config, tests, lock files,
-generated and vendored code, binary files."""
+__all__ = ["DEFAULT_BOT_AUTHORS", "DEFAULT_EXCLUDE", "FilterConfig"]
 
 DEFAULT_BOT_AUTHORS: tuple[str, ...] = (
     "[bot]", "dependabot", "renovate", "pre-commit-ci", "github-actions", "greenkeeper", "snyk-bot",

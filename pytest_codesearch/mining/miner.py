@@ -8,7 +8,6 @@ which sees the cases in walk order (one process or several).
 from __future__ import annotations
 
 import hashlib
-import json
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -17,13 +16,15 @@ from typing import Any
 
 import pygit2
 
+from pytest_codesearch.goldset.leaks import find_leak
+from pytest_codesearch.goldset.writer import case_fields_line
 from pytest_codesearch.mining.classify import RuleSet, bot_matcher, classify_kind, complexity
 from pytest_codesearch.mining.filters import FilterConfig
 from pytest_codesearch.mining.files import CommitFiles, FileSorter
 from pytest_codesearch.mining.objects import ObjectReader
 from pytest_codesearch.mining.outline import Outlines
 from pytest_codesearch.mining.spans import BlobDiffer, ChangedCode, changed_code
-from pytest_codesearch.mining.query import decode_message, leaked_path, query_from_parts, split_message, word_count
+from pytest_codesearch.mining.query import decode_message, query_from_parts, split_message, word_count
 from pytest_codesearch.mining.treediff import TreeDiffer
 from pytest_codesearch.mining.walk import MiningError, shallow_boundary, walk
 
@@ -52,8 +53,6 @@ DROP_REASONS = (
 """Why a commit makes no case, in the order the tests are made ("message: <rule>" names the rule)."""
 AUTHOR_CACHE_SIZE = 1024
 """Authors (raw name and email) whose decoded name and bot verdict are remembered."""
-_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
-"""What ``json.dumps(case, ensure_ascii=False, allow_nan=False)`` builds on every call, built once."""
 
 
 @dataclass(frozen=True)
@@ -256,7 +255,7 @@ class Miner:
         query, source = self._query(mined, paragraphs)
         if word_count(query) < self.config.min_query_words:
             return "query too short"
-        leaky = leaked_path(query, mined.ground_truth) is not None
+        leaky = find_leak(query, mined.ground_truth) is not None
         if leaky and not self.config.keep_leaky:
             return "leaky query"
         try:
@@ -265,7 +264,7 @@ class Miner:
             code = changed_code(files.scored, self.files.blobs.read, self.diff, self.outlines) if self.lines else None
         except (KeyError, ValueError, pygit2.GitError):
             return "missing objects"
-        line = _ENCODER.encode(self.case_json(mined, query, source, leaky, code))
+        line = case_fields_line(self.case_fields(mined, query, source, leaky, code))
         return Candidate(line, case_key(query, mined.ground_truth))
 
     def _query(self, mined: MinedCommit, paragraphs: list[str]) -> tuple[str, str]:
@@ -286,38 +285,35 @@ class Miner:
             return query, f"rules (hook failed: returned {repr(rewritten)[:100]})"
         return " ".join(rewritten.split()), "hook"
 
-    def case_json(
+    def case_fields(
         self, mined: MinedCommit, query: str, source: str, leaky: bool, code: ChangedCode | None = None
     ) -> dict[str, Any]:
-        """Return the case as ``case_to_json(TestCase(...))`` would, without validating it again.
+        """Return the case's fields in JSON form, for the gold-set writer (``writer.case_fields_line``).
 
-        Every value is valid by construction (paths passed ``decode_path``, the query has words, ids are
-        hex), and validation is a fifth of the time of a kept commit; the tests check each line against
-        ``TestCase``.
+        They are not validated again: every value is valid by construction (paths passed
+        ``decode_path``, the query has words, ids are hex), and validation would cost a fifth of the
+        time of a kept commit; the tests check each line against ``TestCase``.
         """
-        case: dict[str, Any] = {"id": f"{self.prefix}-{mined.commit_id[:SHORT_HASH]}", "query": query}
         lines = code.lines if code is not None else {}
-        case["ground_truth_files"] = [
-            {"path": path, "lines": [list(span) for span in lines[path]]} if path in lines else path
-            for path in mined.ground_truth
-        ]
-        if self.case_repo is not None:
-            case["repo"] = self.case_repo
-        case.update(
-            base_commit=mined.parent_id,
-            commit_hash=mined.commit_id,
-            complexity=mined.complexity,
-            category=mined.category,
-            timestamp=mined.timestamp,
-        )
-        if mined.added_files:
-            case["added_files"] = list(mined.added_files)
-        case.update(query_source=source, leaky=leaky, rule=mined.rule, commit_message=mined.message)
-        if code is not None and code.functions:
-            case["ground_truth_functions"] = list(code.functions)
-        if code is not None and code.modules:
-            case["ground_truth_modules"] = list(code.modules)
-        return case
+        truth = [{"path": path, "lines": [list(span) for span in lines.get(path, ())]} for path in mined.ground_truth]
+        return {
+            "id": f"{self.prefix}-{mined.commit_id[:SHORT_HASH]}",
+            "query": query,
+            "ground_truth_files": truth,
+            "repo": self.case_repo,
+            "base_commit": mined.parent_id,
+            "commit_hash": mined.commit_id,
+            "complexity": mined.complexity,
+            "category": mined.category,
+            "timestamp": mined.timestamp,
+            "added_files": list(mined.added_files),
+            "query_source": source,
+            "leaky": leaky,
+            "rule": mined.rule,
+            "commit_message": mined.message,
+            "ground_truth_functions": list(code.functions) if code is not None else [],
+            "ground_truth_modules": list(code.modules) if code is not None else [],
+        }
 
 
 def _text(raw: bytes) -> str:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pygit2
 
-from pytest_codesearch.mining.classify import looks_binary
+from pytest_codesearch.filekinds import looks_binary
 
 _TREE = int(pygit2.enums.ObjectType.TREE)
 BINARY_VERDICTS = 1 << 16
@@ -118,7 +118,7 @@ class BlobReader:
         return data
 
     def looks_binary(self, oid: bytes) -> bool:
-        """Return whether the blob ``oid`` looks binary (``classify.looks_binary``), reading it at most once."""
+        """Return whether the blob ``oid`` looks binary (``filekinds.looks_binary``), reading it at most once."""
         verdict = self._binary.get(oid)
         if verdict is None:
             verdict = looks_binary(self.read(oid))

@@ -17,7 +17,7 @@ from typing import IO
 
 from pytest_codesearch.atomic import atomic_file
 from pytest_codesearch.goldset.model import GoldSetMetadata
-from pytest_codesearch.goldset.writer import dumps, write_jsonl_lines
+from pytest_codesearch.goldset.writer import write_json_lines, write_jsonl_lines
 from pytest_codesearch.mining.walk import MiningError
 
 SUFFIXES = (".jsonl", ".json")
@@ -48,7 +48,7 @@ class GoldsetWriter:
         self.discard()
 
     def add(self, line: str) -> None:
-        """Append one case, already serialised as one line of JSON (``case_to_json``), to the scratch file."""
+        """Append one case, already serialised as one line of JSON (``writer.case_fields_line``), to the scratch file."""
         self._stream.write(line + "\n")
         self.count += 1
 
@@ -59,7 +59,7 @@ class GoldsetWriter:
             with self._scratch.open(encoding="utf-8") as cases:
                 if self.output.suffix.lower() == ".json":
                     with atomic_file(self.output) as target:
-                        _write_json(target, metadata, cases)
+                        write_json_lines(target, metadata, cases)
                 else:
                     write_jsonl_lines(self.output, metadata, cases)
         except OSError as exc:
@@ -72,13 +72,3 @@ class GoldsetWriter:
         if not self._stream.closed:
             self._stream.close()
         self._scratch.unlink(missing_ok=True)
-
-
-def _write_json(target: IO[str], metadata: GoldSetMetadata, cases: IO[str]) -> None:
-    meta = dumps(metadata.model_dump(mode="json", exclude_none=True))
-    target.write('{\n  "metadata": ' + meta + ',\n  "test_cases": [')
-    separator = "\n    "
-    for line in cases:
-        target.write(separator + line.rstrip("\n"))
-        separator = ",\n    "
-    target.write("\n  ]\n}\n" if separator != "\n    " else "]\n}\n")

@@ -1,4 +1,4 @@
-"""Commit message to search query: the rule-based transformer, and the leak check.
+"""Commit message to search query: the rule-based transformer (the leak check is ``goldset/leaks.py``).
 
 A commit message is written by someone who has just changed the code; a query is what someone asks before
 knowing where the code is. The rules keep the words that describe the change and drop the bookkeeping:
@@ -159,29 +159,3 @@ def _shorten(query: str) -> str:
         return query
     cut = query[:MAX_QUERY_CHARS].rsplit(" ", 1)[0]
     return cut.rstrip(_EDGE_PUNCTUATION)
-
-
-def leaked_path(query: str, paths: Iterable[str]) -> str | None:
-    """Return the first of ``paths`` whose full path or file name the query contains, or None.
-
-    Matching ignores case and needs a boundary on each side, so ``app.py`` is found in "fix app.py
-    startup" but not in "myapp.pyc". A query naming a ground-truth file gives its answer away.
-    """
-    lowered = query.lower()
-    for path in paths:
-        for needle in dict.fromkeys((path.lower(), path.rsplit("/", 1)[-1].lower())):
-            if _contains_word(lowered, needle):
-                return path
-    return None
-
-
-def _contains_word(text: str, needle: str) -> bool:
-    start = text.find(needle)
-    while start != -1:
-        end = start + len(needle)
-        before = text[start - 1] if start else " "
-        after = text[end] if end < len(text) else " "
-        if not (before.isalnum() or before in "_./-") and not (after.isalnum() or after == "_"):
-            return True
-        start = text.find(needle, start + 1)
-    return False

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 
 import pygit2
 
+from pytest_codesearch.filekinds import looks_binary
 from pytest_codesearch.goldset.entities import entities_in_spans
 from pytest_codesearch.goldset.patch import Span, spans
 from pytest_codesearch.goldset.truth import PYTHON_SUFFIXES
 from pytest_codesearch.mining.affixes import common_prefix, common_suffix
-from pytest_codesearch.mining.classify import looks_binary
 from pytest_codesearch.mining.files import ScoredFile
 from pytest_codesearch.mining.outline import Hunk, Outlines
 

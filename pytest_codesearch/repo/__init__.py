@@ -7,7 +7,8 @@ Read a snapshot's files through its one reader: ``Snapshot.read(path)``, or the 
 from __future__ import annotations
 
 from pytest_codesearch.repo.reader import SnapshotFile, SnapshotView
-from pytest_codesearch.repo.snapshot import Snapshot, SnapshotError, SnapshotStore, find_repository, suggest_path
+from pytest_codesearch.repo.snapshot import Snapshot, SnapshotError, SnapshotStore, find_repository
+from pytest_codesearch.repo.suggest import suggest_path
 
 __all__ = [
     "Snapshot",

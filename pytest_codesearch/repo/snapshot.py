@@ -16,7 +16,6 @@ another commit does not pay for a checkout per case.
 
 from __future__ import annotations
 
-import difflib
 import os
 import warnings
 from collections.abc import Callable, Iterable
@@ -393,21 +392,3 @@ def find_repository(path: Path) -> Path | None:
         location = Path(git_dir)
         return (location.parent if location.name == ".git" else location).resolve()
     return Path(repository.workdir or repository.path).resolve()
-
-
-def suggest_path(path: str, files: Iterable[str]) -> str | None:
-    """Return the closest existing path for a mistyped one (difflib), for 'did you mean' messages.
-
-    Tries, in order: a path differing only in letter case, a path that ends with it or that it ends with (a
-    missing or extra leading directory), then the most similar path by ``difflib``. None if nothing is close.
-    """
-    candidates = sorted(set(files))
-    folded = path.casefold()
-    for candidate in candidates:
-        if candidate.casefold() == folded:
-            return candidate
-    for candidate in candidates:
-        if candidate.endswith("/" + path) or path.endswith("/" + candidate):
-            return candidate
-    close = difflib.get_close_matches(path, candidates, n=1, cutoff=0.6)
-    return close[0] if close else None

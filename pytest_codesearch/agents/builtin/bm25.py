@@ -4,7 +4,7 @@ A file is two documents: its text and its path (``path_tokens``: directories, st
 score is ``bm25(query, text) + path_weight * bm25(query, path)``, each field with its own idf and
 average length, so a word of the path weighs as a word of a short document does, however long the
 file is. Only source files are ranked by default (``files="source"``:
-:func:`~pytest_codesearch.agents.index.sourcefiles.is_source_path`, test files left out), and N, df and
+:func:`~pytest_codesearch.filekinds.is_source_path`, test files left out), and N, df and
 avgdl count those files alone: documentation, translation catalogues and configuration repeat an
 issue's words and would otherwise outrank the code. Defaults (``k1`` 1.2, ``b`` 0.75,
 ``path_weight`` 2, source files without tests, 50 files an answer) were chosen on SWE-bench Lite
@@ -52,9 +52,8 @@ from pytest_codesearch.agents.index.corpus import IndexCache, SnapshotIndexer, b
 from pytest_codesearch.agents.index.indexstore import stored_index
 from pytest_codesearch.agents.index.postings import TokenCorpus
 from pytest_codesearch.agents.index.tokencache import TokenCache, shared_token_cache
-from pytest_codesearch.agents.index.sourcefiles import is_source_path
-from pytest_codesearch.agents.index.testpaths import is_test_path
 from pytest_codesearch.agents.index.tokenize import path_tokens, tokenize
+from pytest_codesearch.filekinds import is_source_path, is_test_path
 
 
 @dataclass(frozen=True, eq=False)
@@ -240,7 +239,7 @@ class BM25Agent:
     module), or with ``fields="bm25f"`` the BM25F score (:func:`bm25f_scores`). Answers hold at
     most ``top_n`` files, all scoring above zero, best first, ties by path, drawn from the source
     files (``files="source"``) or every text file (``"all"``); test files
-    (:func:`~pytest_codesearch.agents.index.testpaths.is_test_path`) are left out when ``exclude_tests``. The last ``cached_indexes`` indexes are kept by directory; token
+    (:func:`~pytest_codesearch.filekinds.is_test_path`) are left out when ``exclude_tests``. The last ``cached_indexes`` indexes are kept by directory; token
     counts are shared with the other built-in agents through ``token_cache``.
     """
 

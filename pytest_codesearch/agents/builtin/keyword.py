@@ -5,7 +5,7 @@ and, once, its path), of ``ln(N / df)``: ``N`` files, ``df`` of them holding the
 token occurs does not count, as for ``grep -l``: a file matching more of the query's words ranks
 higher, and a rare identifier outweighs many common words. Counting occurrences instead (the first
 version, ``grep -c``) let the longest files win on long, issue-style queries (Acc@5 9.9 on SWE-bench
-Lite, see ``docs/agents.md``). Test files (:func:`~pytest_codesearch.agents.index.testpaths.is_test_path`)
+Lite, see ``docs/agents.md``). Test files (:func:`~pytest_codesearch.filekinds.is_test_path`)
 are left out when ``exclude_tests``. Files scoring zero are left out; the rest come best first, ties
 by path. Indexing reuses earlier work as the BM25 agent does
 (:func:`~pytest_codesearch.agents.index.corpus.index_snapshot`).
@@ -27,8 +27,8 @@ from pytest_codesearch.agents.index.corpus import IndexCache, SnapshotIndexer, p
 from pytest_codesearch.agents.index.indexstore import stored_index
 from pytest_codesearch.agents.index.postings import TokenCorpus
 from pytest_codesearch.agents.index.tokencache import TokenCache, shared_token_cache
-from pytest_codesearch.agents.index.testpaths import is_test_path
 from pytest_codesearch.agents.index.tokenize import tokenize
+from pytest_codesearch.filekinds import is_test_path
 
 
 def keyword_scores(corpus: TokenCorpus, query_tokens: Sequence[str]) -> npt.NDArray[np.float64]:

@@ -11,7 +11,7 @@ Issue text names files and modules far more often than prose names a file's word
   files whose path words occur in the query, and breaks ties between mentions.
 
 It is good at tracebacks and issues that name modules, and blind to everything else. Files scoring
-zero are left out. :func:`is_test_path` is the rule the ``exclude_tests`` parameters share.
+zero are left out. :func:`~pytest_codesearch.filekinds.is_test_path` is the rule the ``exclude_tests`` parameters share.
 """
 
 from __future__ import annotations
@@ -33,9 +33,9 @@ from pytest_codesearch.agents.index.indexstore import stored_index
 from pytest_codesearch.agents.index.snapshot_files import list_snapshot
 from pytest_codesearch.repo.reader import known_view
 from pytest_codesearch.agents.index.tokenize import path_tokens, tokenize
-from pytest_codesearch.agents.index.testpaths import is_test_path
+from pytest_codesearch.filekinds import is_test_path
 
-__all__ = ["MENTION_WEIGHT", "PathAgent", "is_test_path", "mentioned_components"]
+__all__ = ["MENTION_WEIGHT", "PathAgent", "mentioned_components"]
 
 MENTION_WEIGHT = 10.0
 """Score of each path component a query names: above any BM25 score of a path's few tokens."""

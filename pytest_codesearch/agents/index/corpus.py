@@ -42,7 +42,7 @@ def iter_text_files(root: Path, max_bytes: int = 1_000_000) -> Iterator[tuple[st
 
     Skipped: anything named ``.git`` (the directory, or the file a worktree or submodule has),
     symbolic links, files larger than ``max_bytes``, files that cannot be read, and binary files
-    (:func:`~pytest_codesearch.agents.index.tokencache.decode_text`). Paths are sorted as strings, so
+    (:func:`~pytest_codesearch.filekinds.is_binary`). Paths are sorted as strings, so
     the order does not depend on the file system.
     """
     if not root.is_dir():
@@ -52,7 +52,7 @@ def iter_text_files(root: Path, max_bytes: int = 1_000_000) -> Iterator[tuple[st
             if os.stat(full, follow_symlinks=False).st_size > max_bytes:
                 continue
             with open(full, "rb") as stream:
-                text = decode_text(stream.read())
+                text = decode_text(stream.read(), relative)
         except OSError:
             continue
         if text is not None:

@@ -33,31 +33,20 @@ import numpy as np
 
 from pytest_codesearch.agents.index.postings import Document, IdArray
 from pytest_codesearch.agents.index.tokenize import count_tokens, path_tokens
+from pytest_codesearch.filekinds import is_binary, is_known_text_path, looks_binary
 
 if TYPE_CHECKING:
     from pytest_codesearch.agents.index.tokenstore import TokenStore
 
 _DocumentKey = tuple[str, str, int]
 
-SNIFF_BYTES = 8192
-"""A NUL byte among a file's first ``SNIFF_BYTES`` bytes marks it binary."""
 
-MAX_REPLACEMENT_RATIO = 0.3
-"""A file whose UTF-8 decoding is more than this fraction of U+FFFD characters is binary."""
-
-
-def decode_text(data: bytes) -> str | None:
-    """Return ``data`` decoded as UTF-8 (bad bytes replaced), or None when it looks binary.
-
-    Binary: a NUL byte in the first :data:`SNIFF_BYTES` bytes, or more than
-    :data:`MAX_REPLACEMENT_RATIO` of the decoded text being U+FFFD.
-    """
-    if b"\0" in data[:SNIFF_BYTES]:
+def decode_text(data: bytes, path: str) -> str | None:
+    """Return the content ``data`` of the file ``path`` decoded as UTF-8 (bad bytes replaced), or None when
+    the file is binary (:func:`~pytest_codesearch.filekinds.is_binary`, the miner's rule too)."""
+    if is_binary(path, data):
         return None
-    text = data.decode("utf-8", errors="replace")
-    if text.count("\ufffd") > MAX_REPLACEMENT_RATIO * len(text):
-        return None
-    return text
+    return data.decode("utf-8", errors="replace")
 
 
 @dataclass(frozen=True, eq=False)
@@ -113,27 +102,39 @@ class TokenCache:
             self._documents.clear()
             self._postings = 0
 
-    def tokens(self, blob_id: str, load: Callable[[], bytes | None]) -> BlobTokens | None:
+    def tokens(self, blob_id: str, load: Callable[[], bytes | None], text_by_name: bool = False) -> BlobTokens | None:
         """Return the tokens of ``blob_id``, calling ``load`` for its content only on first use.
 
         None means the blob is binary (remembered) or ``load`` returned None (not remembered: the
-        content may be readable later).
+        content may be readable later). A binary blob is tokenised all the same for a file that is
+        text by name (``text_by_name``, see ``filekinds.is_binary``): read each time, never stored.
         """
         if blob_id in self._blobs:
             self._blobs.move_to_end(blob_id)
-            return self._blobs[blob_id]
-        stored = None if self.store is None else self.store.load(blob_id)
-        if stored is not None:
+            found = self._blobs[blob_id]
+        else:
+            stored = None if self.store is None else self.store.load(blob_id)
+            if stored is None:
+                return self._read(blob_id, load, text_by_name)
             found = None if stored.binary else self._arrays(stored.tokens, stored.counts)
             self._remember(blob_id, found)
-            return found
+        if found is None and text_by_name:
+            return self._read(blob_id, load, text_by_name)
+        return found
+
+    def _read(self, blob_id: str, load: Callable[[], bytes | None], text_by_name: bool) -> BlobTokens | None:
+        """Return the tokens of a blob not cached as text: read, tokenised and remembered (see :meth:`tokens`)."""
         data = load()
         if data is None:
             return None
-        text = decode_text(data)
-        if text is None and self.store is not None:
-            self.store.save(blob_id, None)
-        found = None if text is None else self._count(text, blob_id)
+        text = data.decode("utf-8", errors="replace")
+        if looks_binary(data):
+            if blob_id not in self._blobs:
+                self._remember(blob_id, None)
+                if self.store is not None:
+                    self.store.save(blob_id, None)
+            return self._count(text, None) if text_by_name else None
+        found = self._count(text, blob_id)
         self._remember(blob_id, found)
         return found
 
@@ -142,14 +143,14 @@ class TokenCache:
     ) -> Document | None:
         """Return the term ids and counts of the file ``path`` holding ``blob_id`` (see :func:`document_arrays`).
 
-        None when the blob is binary or cannot be read (see :meth:`tokens`).
+        None when the file is binary (``filekinds.is_binary``) or cannot be read (see :meth:`tokens`).
         """
         key = (blob_id, path, path_weight)
         found = self._documents.get(key)
         if found is not None:
             self._documents.move_to_end(key)
             return found
-        text = self.tokens(blob_id, load)
+        text = self.tokens(blob_id, load, is_known_text_path(path))
         if text is None:
             return None
         found = document_arrays(self, text, path, path_weight)
@@ -163,11 +164,12 @@ class TokenCache:
         vocabulary = self.vocabulary
         return [vocabulary.setdefault(token, len(vocabulary)) for token in tokens]
 
-    def _count(self, text: str, blob_id: str) -> BlobTokens:
+    def _count(self, text: str, blob_id: str | None) -> BlobTokens:
+        """Return the tokens of ``text``, saved to the store under ``blob_id`` unless it is None."""
         self.tokenized += 1
         counts = count_tokens(text)
         values = np.fromiter(counts.values(), dtype=np.int32, count=len(counts))
-        if self.store is not None:
+        if self.store is not None and blob_id is not None:
             self.store.save(blob_id, list(counts), values)
         return self._arrays(counts, values)
 

@@ -1,9 +1,9 @@
 """Token counts of blobs on disk, shared by runs and xdist workers (issue 12 item 4).
 
 ``<cache_dir>/tokens/<format>-<tokenizer digest>/<blob id[:2]>/<blob id>`` holds the token counts of one
-blob, or marks it binary. The tokenizer digest is a hash of ``agents/index/tokenize.py`` and of the binary
-sniff (:mod:`~pytest_codesearch.agents.index.tokencache`), so a changed tokenizer never reads counts made by
-the old one. Files are written atomically (a temporary file beside, then ``os.replace``) and never
+blob, or marks its content binary. The tokenizer digest is a hash of ``agents/index/tokenize.py``, of
+:mod:`~pytest_codesearch.agents.index.tokencache` and of the binary rule (:mod:`~pytest_codesearch.filekinds`),
+so a changed tokenizer never reads counts made by the old one. Files are written atomically (a temporary file beside, then ``os.replace``) and never
 changed, so any number of processes read and write the store without locks; a reader that loses a file
 to pruning tokenises the blob again. A file's modification time is its last use: :meth:`TokenStore.prune`
 removes the least recently used once the store outgrows its bound.
@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from pytest_codesearch import filekinds
 from pytest_codesearch.agents.index import tokencache, tokenize
 from pytest_codesearch.agents.index.filestore import FileStore, source_digest, store_bound
 from pytest_codesearch.agents.index.postings import IdArray
@@ -31,8 +32,8 @@ _MAGIC = b"CSTK"
 
 @lru_cache(maxsize=1)
 def tokenizer_digest() -> str:
-    """Return a hash of the tokenizer's source and of the binary sniff: what a blob's counts depend on."""
-    return source_digest(tokenize, tokencache)[:12]
+    """Return a hash of the tokenizer's source and of the binary rule: what a blob's counts depend on."""
+    return source_digest(tokenize, tokencache, filekinds)[:12]
 
 
 @dataclass(frozen=True)
