@@ -16,7 +16,8 @@ from pytest_codesearch.agents.registry import AgentChoice
 from pytest_codesearch.agents.builtin.sanity import CaseInfo
 from pytest_codesearch.goldset.fqnames import FQN_EXTENSION, files_of_names
 from pytest_codesearch.goldset.model import TestCase
-from pytest_codesearch.repo import Snapshot, SnapshotError, SnapshotStore, suggest_path
+from pytest_codesearch.repo import Snapshot, SnapshotError, SnapshotStore
+from pytest_codesearch.repo.suggest import missing_path_message
 from pytest_codesearch.report.model import CaseResult
 from pytest_codesearch.runner.base import AgentCrashed, AgentError, AgentTimeout, Answers
 from pytest_codesearch.runner.inprocess import run_agent_code
@@ -242,10 +243,8 @@ def _snapshot_for(spec: CaseSpec, snapshots: SnapshotStore) -> Snapshot:
         raise CaseError(str(exc)) from None
     missing = unmatched_truth(spec.relevance, snapshot.files, spec.match)
     if missing:
-        hint = suggest_path(missing[0], snapshot.files)
-        where = f"tree {snapshot.label}" if snapshot.tree_id else f"directory {snapshot.label}"
-        did_you_mean = f" (did you mean {hint!r}?)" if hint else ""
-        raise CaseError(f"ground_truth_files: {missing[0]!r} is not in {where}{did_you_mean}")
+        message = missing_path_message(missing[0], snapshot.files, snapshot.label, is_tree=bool(snapshot.tree_id))
+        raise CaseError(f"ground_truth_files: {message}")
     return snapshot
 
 

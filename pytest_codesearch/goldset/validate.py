@@ -26,7 +26,7 @@ from pytest_codesearch.goldset.leaks import find_leak
 from pytest_codesearch.goldset.model import GroundTruthFile, TestCase
 from pytest_codesearch.repo.resolve import Resolved, default_repo, resolve_repo
 from pytest_codesearch.repo.snapshot import Snapshot, SnapshotError, SnapshotStore
-from pytest_codesearch.repo.suggest import suggest_path
+from pytest_codesearch.repo.suggest import missing_path_message
 
 ERROR = "error"
 WARNING = "warning"
@@ -179,9 +179,7 @@ def _case_problems(case: TestCase, snapshot: Snapshot) -> Iterator[tuple[str, st
 
 def _missing_message(path: str, snapshot: Snapshot) -> str:
     """Say that ``path`` is not in the snapshot, suggesting the closest file it has (as a run does)."""
-    close = suggest_path(path, snapshot.files)
-    hint = f" (did you mean {close!r}?)" if close else ""
-    return f"{path!r} is not in tree {snapshot.label}{hint}"
+    return missing_path_message(path, snapshot.files, snapshot.label, is_tree=bool(snapshot.tree_id))
 
 
 def _line_problems(where: str, truth: GroundTruthFile, data: bytes) -> Iterator[tuple[str, str, str]]:

@@ -1,4 +1,5 @@
-""""Did you mean": the one rule that suggests an existing path for one that is not in a snapshot.
+""""Did you mean": the one rule that suggests an existing path for one that is not in a snapshot, and
+the one sentence that says so (``missing_path_message``).
 
 A run (a case whose ground-truth file is missing from its tree, ``evaluate.py``) and
 ``--codesearch-validate`` (``goldset/validate.py``) both call :func:`suggest_path`, so a mistyped path
@@ -32,3 +33,11 @@ def suggest_path(path: str, files: Iterable[str]) -> str | None:
         return max(nested, key=lambda candidate: difflib.SequenceMatcher(None, path, candidate).ratio())
     close = difflib.get_close_matches(path, candidates, n=1, cutoff=CUTOFF)
     return close[0] if close else None
+
+
+def missing_path_message(path: str, files: Iterable[str], label: str, *, is_tree: bool) -> str:
+    """Return ``'<path>' is not in tree <label> (did you mean '<closest>'?)`` (``directory`` for a working
+    tree), the sentence a run and ``--codesearch-validate`` both give for a ground-truth path a snapshot lacks."""
+    close = suggest_path(path, files)
+    hint = f" (did you mean {close!r}?)" if close else ""
+    return f"{path!r} is not in {'tree' if is_tree else 'directory'} {label}{hint}"
