@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from example_project import read_results, write_project
+from gitrepo import commit, init_repo
 
 HOSTILE = """
 import ctypes
@@ -193,3 +195,50 @@ def test_thirty_crashing_cases_under_xdist_are_all_accounted_for(
     assert len(crashed) + len(data["not_run"]) == 30  # every collected case: crashed or listed as never run
     # the first worker and its two restarts each crash on their first case; xdist then stops scheduling
     assert (len(crashed), len(data["not_run"]), data["incomplete"]) == (3, 27, True)
+
+
+PATH_AGENT = """
+import os
+import pytest_codesearch as pcs
+
+def grep(query, repo_path):
+    hits = []
+    for directory, _, files in os.walk(repo_path):
+        for name in files:
+            with open(os.path.join(directory, name)) as handle:
+                if query in handle.read():
+                    hits.append(os.path.relpath(os.path.join(directory, name), repo_path))
+    return pcs.RetrievalResult(files=sorted(hits), metadata={"repo_path": repo_path, "pid": os.getpid()})
+
+@pcs.agent(name="grep")
+def grep_agent():
+    return grep
+"""
+"""A plain callable that takes the snapshot path: ``(query, repo_path) -> ranked paths``."""
+
+
+@pytest.mark.parametrize("isolate", ["none", "process"])
+def test_a_callable_taking_repo_path_searches_the_commit_of_each_case(
+    pytester: pytest.Pytester, make_conftest: Callable[[str], None], isolate: str
+) -> None:
+    repo = init_repo(pytester.path / "repo")
+    old = commit(repo, {"src/login.py": "def login(): check_token()\n", "README.md": "login\n"}, "first")
+    new = commit(repo, {"src/login.py": "def login(): pass\n", "src/token.py": "def check_token(): ...\n"}, "second")
+    cases = [
+        {"id": "old", "query": "check_token", "ground_truth_files": ["src/login.py"], "base_commit": old},
+        {"id": "new", "query": "check_token", "ground_truth_files": ["src/token.py"], "base_commit": new},
+    ]
+    (pytester.path / "cases.jsonl").write_text(
+        "\n".join([json.dumps({"metadata": {"repo": "repo"}})] + [json.dumps(c) for c in cases]) + "\n"
+    )
+    make_conftest(PATH_AGENT)
+    result = pytester.runpytest("--codesearch-agent=grep", f"--codesearch-isolate={isolate}", "--codesearch-runs=1")
+    result.assert_outcomes(passed=2)
+    records = {c["id"]: c for c in read_results(pytester.path)["cases"]}
+    assert records["old"]["retrieved"] == ["src/login.py"]
+    assert records["new"]["retrieved"] == ["src/token.py"]
+    paths = {case_id: Path(record["metadata"]["repo_path"]) for case_id, record in records.items()}
+    assert paths["old"] != paths["new"]
+    assert (paths["old"] / "src" / "login.py").read_text() == "def login(): check_token()\n"
+    in_this_process = {record["metadata"]["pid"] == os.getpid() for record in records.values()}
+    assert in_this_process == {isolate == "none"}
