@@ -6,7 +6,7 @@ Copy this file to ``conftest.py`` next to your gold sets (or at your project's r
     pytest --codesearch-agent=grep-lines,bm25 goldsets/ -n 2      # against the built-in BM25
     pytest --codesearch-agent=grep-lines goldsets/ -k "medium"     # only medium-complexity cases
 
-Pick one agent form: a class, or a callable given each case's snapshot.
+Pick one agent form: a class, a callable given each case's snapshot, or agents made by a helper.
 """
 
 from __future__ import annotations
@@ -71,3 +71,16 @@ def filename_match() -> object:
         return sorted(p for p in paths if words & set(re.findall(r"[a-z]+", p.lower())))
 
     return search
+
+
+def make_agent(name: str, answer: list[str]) -> object:
+    """A factory helper: each agent it makes is a closure; with a budget it still runs in a child process."""
+
+    @pcs.agent(name=name)
+    def factory() -> object:
+        return lambda query: list(answer)
+
+    return factory
+
+
+readme_first = make_agent("readme-first", ["README.md"])
