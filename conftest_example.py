@@ -6,7 +6,7 @@ Copy this file to ``conftest.py`` next to your gold sets (or at your project's r
     pytest --codesearch-agent=grep-lines,bm25 goldsets/ -n 2      # against the built-in BM25
     pytest --codesearch-agent=grep-lines goldsets/ -k "medium"     # only medium-complexity cases
 
-Pick one agent form; both are shown.
+Pick one agent form: a class, a callable given each case's snapshot, or agents made by a helper.
 """
 
 from __future__ import annotations
@@ -63,11 +63,24 @@ def grep_lines(request: object) -> GrepLinesAgent:
 
 @pcs.agent(name="filename-match")
 def filename_match() -> object:
-    """The smallest agent: a callable from query to ranked paths, closed over what it searches."""
-    known = ["pytest_codesearch/plugin.py", "pytest_codesearch/evaluate.py", "README.md"]
+    """The smallest agent: a callable (query, repo_path) -> ranked paths, given the snapshot of each case."""
 
-    def search(query: str) -> list[str]:
-        words = set(re.findall(r"\w+", query.lower()))
-        return [p for p in known if words & set(re.findall(r"[a-z]+", p.lower()))]
+    def search(query: str, repo_path: str) -> list[str]:
+        words = set(re.findall(r"[a-z]+", query.lower()))
+        paths = [os.path.relpath(os.path.join(d, f), repo_path) for d, _, names in os.walk(repo_path) for f in names]
+        return sorted(p for p in paths if words & set(re.findall(r"[a-z]+", p.lower())))
 
     return search
+
+
+def make_agent(name: str, answer: list[str]) -> object:
+    """A factory helper: each agent it makes is a closure; with a budget it still runs in a child process."""
+
+    @pcs.agent(name=name)
+    def factory() -> object:
+        return lambda query: list(answer)
+
+    return factory
+
+
+readme_first = make_agent("readme-first", ["README.md"])

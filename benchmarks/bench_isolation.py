@@ -18,18 +18,20 @@ from pathlib import Path
 from typing import Any
 
 from pytest_codesearch.runner.pool import AgentPool
-from pytest_codesearch.agents.registry import AgentSpec
+from pytest_codesearch.agents.registry import AgentChoice, agent, module_specs
 from pytest_codesearch.evaluate import CaseSpec, evaluate_case
 from pytest_codesearch.settings.model import default_settings
 from pytest_codesearch.goldset.model import TestCase
 from pytest_codesearch.repo.snapshot import SnapshotStore
 
 
+@agent(name="noop")
 def noop_agent() -> Any:
-    """An agent that answers at once (module level, so a child process can rebuild it)."""
+    """An agent that answers at once (registered, so a child process can register it again)."""
     return lambda query: ["src/mod0.py"]
 
 
+@agent(name="hang")
 def hanging_agent() -> Any:
     """An agent that hangs on the query 'hang' and answers at once otherwise."""
 
@@ -41,6 +43,11 @@ def hanging_agent() -> Any:
     return search
 
 
+def _choice(name: str) -> AgentChoice:
+    """Return the agent ``name`` this script registers, as the registry of a pytest run finds it."""
+    return next(spec for spec in module_specs(sys.modules[__name__]) if spec.name == name).choices()[0]
+
+
 def _specs(root: Path, queries: list[str]) -> list[CaseSpec]:
     return [
         CaseSpec("bench.jsonl", i + 1, TestCase(id=f"c{i}", query=q, ground_truth_files=["src/mod0.py"]), root, None)
@@ -50,9 +57,7 @@ def _specs(root: Path, queries: list[str]) -> list[CaseSpec]:
 
 def per_case_ms(root: Path, isolate: str, cases: int) -> float:
     """Return the median per-case wall time (ms) of ``cases`` no-op cases with ``isolate``."""
-    from pytest_codesearch.agents.registry import AgentChoice
-
-    choice = AgentChoice("noop", AgentSpec("noop", noop_agent), None, None)
+    choice = _choice("noop")
     pool = AgentPool(None, _no_fixture, isolate=isolate)
     store = SnapshotStore(root / ".cache", materialize=False)
     settings = default_settings(runs=1, ks=(1, 5, 10), k=None, seed=1, timeout=5.0)
@@ -69,9 +74,7 @@ def per_case_ms(root: Path, isolate: str, cases: int) -> float:
 
 def deadline_to_next_case_s(root: Path) -> tuple[float, str]:
     """Return seconds from a missed 0.2 s deadline to the next case's end, and the hung case's status."""
-    from pytest_codesearch.agents.registry import AgentChoice
-
-    choice = AgentChoice("hang", AgentSpec("hang", hanging_agent), None, None)
+    choice = _choice("hang")
     pool = AgentPool(None, _no_fixture, isolate="process")
     store = SnapshotStore(root / ".cache", materialize=False)
     settings = default_settings(runs=1, ks=(1,), k=None, seed=1, timeout=0.2)

@@ -11,6 +11,7 @@ Usage: ``python benchmarks/bench_latency.py [N] [SLEEP_MS]``.
 
 from __future__ import annotations
 
+import os
 import statistics
 import sys
 import tempfile
@@ -19,18 +20,20 @@ from pathlib import Path
 from typing import Any
 
 from pytest_codesearch.runner.pool import AgentPool
-from pytest_codesearch.agents.registry import AgentChoice, AgentSpec
+from pytest_codesearch.agents.registry import agent, module_specs
 from pytest_codesearch.evaluate import CaseSpec, evaluate_case
 from pytest_codesearch.settings.model import default_settings
 from pytest_codesearch.goldset.model import TestCase
 from pytest_codesearch.repo.snapshot import SnapshotStore
 from pytest_codesearch.runner.inprocess import timing_overhead_ns
 
-SLEEP_S = 0.005
+SLEEP_S = float(os.environ.get("BENCH_SLEEP_MS", "5")) / 1e3
+"""From the environment, so that the agent a child process registers again sleeps as long."""
 
 
+@agent(name="sleepy")
 def sleeping_agent() -> Any:
-    """An agent that sleeps SLEEP_S seconds per query (module level: a child process rebuilds it)."""
+    """An agent that sleeps SLEEP_S seconds per query (registered: a child process registers it again)."""
 
     def search(query: str) -> list[str]:
         time.sleep(SLEEP_S)
@@ -41,7 +44,8 @@ def sleeping_agent() -> Any:
 
 def latencies(root: Path, isolate: str, cases: int) -> list[float]:
     """Return the median latency (ms) of each of ``cases`` cases."""
-    choice = AgentChoice("sleepy", AgentSpec("sleepy", sleeping_agent), None, None)
+    (spec,) = module_specs(sys.modules[__name__])
+    choice = spec.choices()[0]
     pool = AgentPool(None, _no_fixture, isolate=isolate)
     store = SnapshotStore(root / ".cache", materialize=False)
     settings = default_settings(runs=3, ks=(1,), k=None, seed=1, timeout=10.0, warmup=1)
@@ -64,7 +68,9 @@ def main() -> None:
     """Print p50/p90 and their error for each runner, with the timer's noise floor."""
     global SLEEP_S
     cases = int(sys.argv[1]) if len(sys.argv) > 1 else 100
-    SLEEP_S = float(sys.argv[2]) / 1e3 if len(sys.argv) > 2 else SLEEP_S
+    if len(sys.argv) > 2:
+        os.environ["BENCH_SLEEP_MS"] = sys.argv[2]  # before the first child process starts
+        SLEEP_S = float(sys.argv[2]) / 1e3
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         (root / "repo" / "src").mkdir(parents=True)

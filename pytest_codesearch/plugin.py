@@ -211,16 +211,22 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     watch_ctrl_c()  # from now on an agent's own KeyboardInterrupt is its error, not the end of the run
     if hasattr(session.config, "workerinput") or session.config.option.collectonly:
         return
-    from pytest_codesearch.runner.pool import check_agents, isolation_problems
+    from pytest_codesearch.runner.pool import check_agents
 
-    errors, notes = isolation_problems(state.choices, state.settings.isolation)
-    problems = errors + check_agents(state.choices, session.config)
+    problems, notes = check_agents(state.choices, state.settings.isolation)
     if problems:
         raise pytest.UsageError("\n".join(problems))
+    if session.config.get_verbosity() >= 0 and not session.config.option.no_header:
+        session.config.stash[AGENT_NOTES] = notes  # the run header, printed next, says them
+        return
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     for note in notes:
         if reporter is not None:
             reporter.write_line(f"codesearch: {note}", yellow=True)
+
+
+AGENT_NOTES = pytest.StashKey[list[str]]()
+"""What the run header says about where agents run (one that stays in process, and why)."""
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -275,7 +281,8 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
             f"codesearch: --dist {dist} spreads the cases of one snapshot over several workers, which each "
             "list and index it; --dist loadgroup keeps a snapshot on one worker"
         )
-    return lines + ([f"codesearch: {note}"] if note else [])
+    agent_notes = [f"codesearch: {line}" for line in config.stash.get(AGENT_NOTES, [])]
+    return lines + agent_notes + ([f"codesearch: {note}"] if note else [])
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from example_project import read_results
+from pytest_codesearch.agents.adapter import adapt_agent, takes_repo_path
 from pytest_codesearch.runner.base import AgentError, AgentTimeout
 from pytest_codesearch.runner.deadline import deadline
 from pytest_codesearch.runner.inprocess import run_agent_code
@@ -256,3 +258,50 @@ def test_long_answers_are_cut_and_invalid_paths_counted(
         "agent verbose: 1 answer(s) longer than the bound were cut (longest 100,004)",
         "agent verbose: 998 answer entries named no file of the snapshot and were dropped",
     ]
+
+
+class _Callable:
+    def __call__(self, query: str, repo_path: str) -> list[str]:
+        return [repo_path]
+
+
+def _query_only(query: str) -> list[str]:
+    return []
+
+
+def _with_path(query: str, repo_path: str) -> list[str]:
+    return []
+
+
+def _optional_path(query: str, repo_path: str | None = None) -> list[str]:
+    return []
+
+
+def _top_k(query: str, k: int = 10) -> list[str]:
+    return []
+
+
+def _star(*args: str) -> list[str]:
+    return []
+
+
+async def _async_with_path(query: str, root: str) -> list[str]:
+    return [root]
+
+
+@pytest.mark.parametrize(
+    ("agent", "takes"),
+    [(_query_only, False), (_with_path, True), (_optional_path, True), (_top_k, False), (_star, False),
+     (_async_with_path, True), (_Callable(), True), (len, False)],
+)
+def test_a_callable_takes_the_snapshot_path_when_its_second_parameter_says_so(agent: Any, takes: bool) -> None:
+    assert takes_repo_path(agent) is takes
+
+
+def test_a_callable_taking_the_path_is_called_with_the_directory_it_was_last_given() -> None:
+    handle = adapt_agent("paths", _async_with_path)
+    handle.initialize("/snapshots/aaa")
+    assert handle.retrieve("q") == ["/snapshots/aaa"]
+    handle.initialize("/snapshots/bbb")
+    assert handle.retrieve("q") == ["/snapshots/bbb"]
+    handle.close()

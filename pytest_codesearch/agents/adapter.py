@@ -13,25 +13,37 @@ from pytest_codesearch.agents.contract import AGENT_METHODS, ContractError, Retr
 
 
 class AgentHandle:
-    """An agent as the harness drives it: ``initialize``, ``retrieve`` and ``reset`` always exist."""
+    """An agent as the harness drives it: ``initialize``, ``retrieve`` and ``reset`` always exist.
+
+    A plain callable is ``retrieve`` alone; one that ``takes_repo_path`` is called as
+    ``agent(query, repo_path)`` with the directory its last ``initialize`` was given.
+    """
 
     def __init__(self, name: str, obj: Any) -> None:
         self.name = name
         self.obj = obj
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._repo_path: str | None = None
         if _is_contract_object(obj):
             self._initialize: Callable[[str], Any] | None = obj.initialize
             self._retrieve: Callable[[str], Any] = obj.retrieve
             self._reset: Callable[[], Any] | None = obj.reset
+        elif takes_repo_path(obj):
+            self._initialize = self._remember_path
+            self._retrieve = lambda query: obj(query, self._repo_path)
+            self._reset = None
         else:
             self._initialize = None
             self._retrieve = obj
             self._reset = None
 
     def initialize(self, repo_path: str) -> None:
-        """Let the agent prepare to search ``repo_path`` (a no-op for a plain callable)."""
+        """Let the agent prepare to search ``repo_path`` (a plain callable is only told the path, if it takes it)."""
         if self._initialize is not None:
             self._settle(self._initialize(repo_path))
+
+    def _remember_path(self, repo_path: str) -> None:
+        self._repo_path = repo_path
 
     def retrieve(self, query: str) -> Any:
         """Return the agent's raw answer to ``query``, awaiting it when the agent is async."""
@@ -64,6 +76,21 @@ def _is_contract_object(obj: Any) -> bool:
     return all(callable(getattr(obj, m, None)) for m in AGENT_METHODS)
 
 
+def takes_repo_path(function: Callable[..., Any]) -> bool:
+    """Return True when a plain callable agent takes the snapshot path as its second positional argument.
+
+    That is ``def agent(query, repo_path)``: a second positional parameter named ``repo_path``, or any
+    second positional parameter without a default. ``agent(query)``, ``agent(query, k=10)`` and
+    ``agent(*args)`` are called with the query alone.
+    """
+    try:
+        parameters = list(inspect.signature(function).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) >= 2 and (positional[1].name == "repo_path" or positional[1].default is inspect.Parameter.empty)
+
+
 def adapt_agent(name: str, obj: Any) -> AgentHandle:
     """Return a handle for ``obj``, or raise ContractError naming the agent and what is missing."""
     if isinstance(obj, type):
@@ -77,7 +104,7 @@ def adapt_agent(name: str, obj: Any) -> AgentHandle:
         missing = ", ".join(m for m in AGENT_METHODS if m not in present)
         raise ContractError(
             f"agent {name!r} returned {type(obj).__qualname__}, which lacks {missing}: an agent is an object "
-            "with initialize(repo_path), retrieve(query) and reset(), or a callable query -> ranked paths"
+            "with initialize(repo_path), retrieve(query) and reset(), or a callable (query[, repo_path]) -> ranked paths"
         )
     return AgentHandle(name, obj)
 

@@ -1,12 +1,17 @@
-"""Where agents come from: the ``agent`` decorator, conftest modules, built-ins and entry points."""
+"""Where agents come from: the ``agent`` decorator, conftest modules, built-ins and entry points.
+
+The registry records where it found each agent (``AgentSpec.origin``), so that a child process can
+register it again by the same name (``runner/recipe.py``).
+"""
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from importlib.metadata import entry_points
-from typing import Any, TypeVar
+from dataclasses import dataclass, field, replace
+from importlib.metadata import EntryPoint, entry_points
+from types import ModuleType
+from typing import Any, TypeAlias, TypeVar
 
 import pytest
 
@@ -21,14 +26,43 @@ class AgentSelectionError(Exception):
 
 
 @dataclass(frozen=True)
+class ModuleOrigin:
+    """An agent found in a module pytest loaded (a conftest, a plugin, the built-ins): its name and file."""
+
+    module: str
+    file: str | None
+
+
+@dataclass(frozen=True)
+class EntryPointOrigin:
+    """An agent an installed package registers as the entry point ``name`` of ``pytest_codesearch.agents``."""
+
+    name: str
+
+
+@dataclass(frozen=True, eq=False)
+class ClassOrigin:
+    """An agent made as ``Class(**kwargs)`` (a YAML ``agents:`` entry, ``replay``); ``target`` is ``module:Class``."""
+
+    target: str
+    kwargs: dict[str, Any]
+
+
+AgentOrigin: TypeAlias = ModuleOrigin | EntryPointOrigin | ClassOrigin
+"""Where an agent was registered: what a child process imports or calls to register it again."""
+
+
+@dataclass(frozen=True)
 class AgentSpec:
-    """A registered agent factory: the function behind an ``@agent`` fixture."""
+    """A registered agent factory: the function behind an ``@agent`` fixture, and where it was found."""
 
     name: str
     factory: Callable[..., Any]
     params: tuple[Any, ...] | None = None
     ids: tuple[str, ...] | None = None
     source: str = ""
+    origin: AgentOrigin | None = field(default=None, compare=False)
+    """None for a spec made by hand (outside a registry): it cannot be rebuilt in a child process."""
 
     def choices(self) -> list[AgentChoice]:
         """Return one benchmarked agent per parameter (or the single unparametrized one)."""
@@ -146,43 +180,56 @@ def specs_in(namespace: Mapping[str, Any]) -> list[AgentSpec]:
     return found
 
 
-def entry_point_specs() -> tuple[list[AgentSpec], list[str]]:
+def module_specs(module: ModuleType) -> list[AgentSpec]:
+    """Return the agent specs a module registers (a conftest, a plugin module), each with its origin."""
+    origin = ModuleOrigin(module.__name__, getattr(module, "__file__", None))
+    return [replace(spec, origin=origin) for spec in specs_in(vars(module))]
+
+
+def entry_point_specs(name: str | None = None) -> tuple[list[AgentSpec], list[str]]:
     """Return the agents installed packages register under ``pytest_codesearch.agents``, and load errors.
 
     An entry point names an ``@agent``-decorated function (its params are kept) or a plain factory:
-    a class or a function returning an agent. Its entry-point name is the agent's name.
+    a class or a function returning an agent. Its entry-point name is the agent's name. ``name``
+    loads that entry point alone.
     """
     specs: list[AgentSpec] = []
     errors: list[str] = []
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
+    found = entry_points(group=ENTRY_POINT_GROUP)
+    for ep in found if name is None else found.select(name=name):
         try:
-            loaded = ep.load()
+            specs.append(_entry_point_spec(ep))
         except Exception as exc:  # a broken third-party package must not break the run
             errors.append(f"cannot load agent entry point {ep.name} = {ep.value}: {exc!r}")
-            continue
-        spec = getattr(loaded, SPEC_ATTRIBUTE, None)
-        source = f"entry point {ep.value}"
-        if isinstance(spec, AgentSpec):
-            specs.append(AgentSpec(ep.name, spec.factory, spec.params, spec.ids, source))
-        else:
-            specs.append(AgentSpec(name=ep.name, factory=loaded, source=source))
     return specs, errors
 
 
-def call_factory(factory: Callable[..., Any], request: Any, fixture: Callable[[str], Any]) -> Any:
-    """Call an agent factory, passing ``request`` and any other fixtures its signature names."""
-    if isinstance(factory, type):
-        return factory()
-    try:
-        parameters = inspect.signature(factory).parameters
-    except (TypeError, ValueError):
-        return factory()
-    kwargs = {
-        pname: (request if pname == "request" else fixture(pname))
-        for pname, p in parameters.items()
-        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.default is p.empty
-    }
-    return factory(**kwargs)
+def _entry_point_spec(ep: EntryPoint) -> AgentSpec:
+    loaded = ep.load()
+    spec = getattr(loaded, SPEC_ATTRIBUTE, None)
+    source, origin = f"entry point {ep.value}", EntryPointOrigin(ep.name)
+    if isinstance(spec, AgentSpec):
+        return AgentSpec(ep.name, spec.factory, spec.params, spec.ids, source, origin)
+    return AgentSpec(name=ep.name, factory=loaded, source=source, origin=origin)
+
+
+class ClassFactory:
+    """The factory of an agent made as ``cls(**kwargs)``: a YAML ``agents:`` entry, ``replay``."""
+
+    def __init__(self, cls: Any, kwargs: dict[str, Any]) -> None:
+        self.cls = cls
+        self.kwargs = kwargs
+        self.__name__ = getattr(cls, "__name__", "agent")
+
+    def __call__(self) -> Any:
+        """Return a new agent."""
+        return self.cls(**self.kwargs)
+
+
+def class_spec(name: str, cls: Any, kwargs: Mapping[str, Any], source: str) -> AgentSpec:
+    """Return the spec of the agent ``cls(**kwargs)``, which a child process rebuilds from the same."""
+    target = f"{cls.__module__}:{cls.__qualname__}"
+    return AgentSpec(name, ClassFactory(cls, dict(kwargs)), source=source, origin=ClassOrigin(target, dict(kwargs)))
 
 
 class AgentRegistry:

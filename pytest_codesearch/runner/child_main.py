@@ -3,7 +3,9 @@
 Messages are tuples over a ``multiprocessing`` pipe. The parent sends ``("prepare", root)``,
 ``("observe", case)``, ``("run", query)`` and ``("close",)``; the child answers each with
 ``("ok", value)``, ``("raised", what, type name, message, traceback text, retryable)`` or
-``("contract", message)``. Retrieval is timed here, around the agent's call alone.
+``("contract", message)``. Building the agent may also end with ``("session", message)``: its factory
+needs the pytest session, so the agent must run in the parent. Retrieval is timed here, around the
+agent's call alone.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from typing import Any
 
 from pytest_codesearch.agents.adapter import AgentHandle, adapt_agent, coerce_result
 from pytest_codesearch.agents.contract import ContractError
-from pytest_codesearch.runner.recipe import AgentRecipe, build_agent
+from pytest_codesearch.agents.factory import close_generators, needs_session
+from pytest_codesearch.runner.recipe import AgentRecipe, build_agent, session_only
 
 
 def serve(conn: Any, recipe: AgentRecipe, sys_path: list[str], cwd: str) -> None:
@@ -30,12 +33,17 @@ def serve(conn: Any, recipe: AgentRecipe, sys_path: list[str], cwd: str) -> None
     sys.path[:] = sys_path
     os.chdir(cwd)
     try:
-        handle = adapt_agent(recipe.agent, build_agent(recipe))
+        agent, generators = build_agent(recipe)
+        handle = adapt_agent(recipe.agent, agent)
     except ContractError as exc:
         conn.send(("contract", str(exc)))
         return
-    except BaseException as exc:  # the factory's own error
-        conn.send(_raised("creating the agent", exc))
+    except BaseException as exc:  # the factory's own error, or it needs the pytest session
+        need = needs_session(exc)
+        if need is not None:
+            conn.send(("session", session_only(str(need))))
+        else:
+            conn.send(_raised("creating the agent", exc))
         return
     obj = handle.obj
     sanity = callable(getattr(obj, "observe_case", None)) and type(obj).__module__.startswith("pytest_codesearch.")
@@ -47,6 +55,7 @@ def serve(conn: Any, recipe: AgentRecipe, sys_path: list[str], cwd: str) -> None
             return
         if message[0] == "close":
             handle.close()
+            close_generators(generators)  # the code after a generator factory's ``yield``
             return
         conn.send(_handle(handle, message))
 

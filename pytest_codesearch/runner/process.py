@@ -4,7 +4,8 @@ The parent sends each request and waits for the answer at most the budget (plus 
 the pipe); past it, or when the child dies, it kills the child and raises ``AgentTimeout`` or
 ``AgentCrashed``. The next case starts a fresh child, which indexes its snapshot again. Children are
 started from a fork server (POSIX) or spawned, never forked from the pytest process itself, so the
-agent is rebuilt from its recipe (``recipe.py``).
+agent is rebuilt from its recipe (``recipe.py``): registered again by its name. A factory that turns out
+to need the pytest session makes the constructor raise ``NotRebuildable``.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from pytest_codesearch.agents.contract import ContractError, RetrievalResult
 from pytest_codesearch.runner.base import AgentCrashed, AgentError, AgentTimeout, Answers, Prepared
 from pytest_codesearch.runner.child_main import serve
-from pytest_codesearch.runner.recipe import AgentRecipe
+from pytest_codesearch.runner.recipe import AgentRecipe, NotRebuildable
 
 if TYPE_CHECKING:
     from pytest_codesearch.agents.builtin.sanity import CaseInfo
@@ -135,6 +136,9 @@ class ProcessRunner:
             return reply[1]
         if kind == "contract":
             raise ContractError(reply[1])
+        if kind == "session":  # the factory needs the pytest session: the child has ended
+            self._kill()
+            raise NotRebuildable(self.name, reply[1])
         _, during, type_name, text, traceback_text, retryable = reply
         raise AgentError(f"while {during}") from RemoteAgentError(type_name, text, traceback_text, retryable)
 

@@ -1,28 +1,50 @@
-"""How an agent is rebuilt in a child process: an importable factory, never a pickled object.
+"""How an agent is rebuilt in a child process: registered again by its name, never pickled.
 
-A recipe names where the factory lives: the file (or module) that defines an ``@pcs.agent`` fixture
-and the agent's name there (a conftest.py is imported again by its path), an entry point's factory by
-module and qualified name, or a YAML ``class:`` with its keyword config. A parametrized agent's
-parameter is taken again from the rebuilt spec by its index, so it need not be picklable. A factory
-that asks for fixtures other than ``request`` cannot be rebuilt: ``NotRebuildable`` says so and names
-the fallback.
+The registry records where it found each agent (``AgentSpec.origin``). The child registers it again
+from there and calls its factory, so an agent made by a helper (a closure, ``agent("x", make(...))``)
+is rebuilt as well as a module-level one:
+
+- a module pytest loaded (a ``conftest.py``, a plugin module, the built-ins): imported again under the
+  name pytest gave it, from the same file (``reimport.py``); the agent is looked up by name among those
+  it registers;
+- an entry point of ``pytest_codesearch.agents``: loaded again by its name;
+- a class with keyword arguments (a YAML ``agents:`` entry, ``replay``): called again.
+
+A parametrized agent takes its parameter again by index from the rebuilt spec, so the parameter need
+not be picklable. The factory gets a ``DetachedRequest``; one that needs the pytest session (a fixture
+in its signature, ``request.getfixturevalue``, ``request.config``) cannot be rebuilt: ``recipe_for``
+raises ``NotRebuildable`` for the first kind, the child reports ``NeedsSession`` for the others.
 """
 
 from __future__ import annotations
 
 import importlib
-import importlib.util
-import inspect
-import sys
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
-from pytest_codesearch.agents.registry import AgentChoice, specs_in
+from pytest_codesearch.agents.factory import DetachedRequest, create_agent, fixture_names, refuse_fixture
+from pytest_codesearch.agents.registry import (
+    AgentChoice,
+    AgentOrigin,
+    AgentSpec,
+    ClassOrigin,
+    EntryPointOrigin,
+    ModuleOrigin,
+    class_spec,
+    entry_point_specs,
+    specs_in,
+)
+from pytest_codesearch.runner.reimport import import_as
 
 
 class NotRebuildable(Exception):
-    """An agent that cannot be rebuilt in a child process; str() says why and what to do instead."""
+    """An agent that cannot be rebuilt in a child process; str() names it and says why (``reason``)."""
+
+    def __init__(self, agent: str, reason: str) -> None:
+        super().__init__(f"agent {agent!r} cannot run in a child process: {reason}")
+        self.agent = agent
+        self.reason = reason
 
 
 @dataclass(frozen=True)
@@ -30,104 +52,72 @@ class AgentRecipe:
     """Everything a child needs to build the agent again (picklable: strings and plain data only)."""
 
     agent: str
+    """The agent as benchmarked, with its parameter id: ``grid[app]``."""
     spec_name: str
-    module: str
-    qualname: str
-    file: str | None
     param_index: int | None
-    yaml_class: str | None = None
-    yaml_kwargs: dict[str, Any] = field(default_factory=dict)
+    origin: AgentOrigin
+
+
+def session_only(need: str) -> str:
+    """Return why an agent must run in the pytest process: its factory ``need`` (``uses request.config``)."""
+    return f"its factory {need}, which exists only in the pytest session"
 
 
 def recipe_for(choice: AgentChoice) -> AgentRecipe:
-    """Return the recipe of ``choice``, or raise ``NotRebuildable`` naming the agent and the fallback."""
-    factory = choice.spec.factory
-    cls, kwargs = getattr(factory, "cls", None), getattr(factory, "kwargs", None)
-    if cls is not None and isinstance(kwargs, dict):  # an ``agents:`` entry of the YAML config
-        return AgentRecipe(choice.name, choice.spec.name, cls.__module__, cls.__qualname__, None, None,
-                           yaml_class=f"{cls.__module__}:{cls.__qualname__}", yaml_kwargs=dict(kwargs))
-    needed = _fixtures_named(factory)
+    """Return the recipe of ``choice``, or raise ``NotRebuildable`` saying why there is none."""
+    needed = fixture_names(choice.spec.factory)
     if needed:
-        raise NotRebuildable(
-            f"agent {choice.name!r} cannot run in a child process: its fixture asks for "
-            f"{', '.join(needed)}, which exist only in the pytest session. Build it without fixtures "
-            "(a class, a module:function, an entry point or a YAML 'class:'), or run it in process "
-            "with --codesearch-isolate=none"
+        fixtures = f"fixture{'s' if len(needed) > 1 else ''} {', '.join(needed)}"
+        raise NotRebuildable(choice.name, session_only(f"asks for the {fixtures}"))
+    if choice.spec.origin is None:
+        unknown = "it was not registered by a module, an entry point or the YAML config, so a child cannot find it"
+        raise NotRebuildable(choice.name, unknown)
+    return AgentRecipe(choice.name, choice.spec.name, choice.param_index, choice.spec.origin)
+
+
+def build_agent(recipe: AgentRecipe) -> tuple[Any, list[Iterator[Any]]]:
+    """Build the agent ``recipe`` describes (in the child process); return it and its generator teardowns.
+
+    Raises ``NeedsSession`` when the factory reaches for the pytest session.
+    """
+    spec = registered_spec(recipe.origin, recipe.spec_name)
+    choices = spec.choices()
+    index = recipe.param_index or 0
+    if index >= len(choices) or choices[index].name != recipe.agent:
+        names = ", ".join(c.name for c in choices)
+        raise LookupError(
+            f"agent {recipe.agent!r} is registered differently in a child process ({names}): its parameters "
+            "must be the same each time its module is imported"
         )
-    module = getattr(factory, "__module__", None) or ""
-    qualname = getattr(factory, "__qualname__", None) or ""
-    if "<locals>" in qualname or not qualname:
-        raise NotRebuildable(
-            f"agent {choice.name!r} cannot run in a child process: its factory {qualname or factory!r} is not "
-            "importable (defined inside a function); define it at module level, or use --codesearch-isolate=none"
-        )
-    try:
-        file = inspect.getsourcefile(factory)
-    except TypeError:
-        file = None
-    return AgentRecipe(choice.name, choice.spec.name, module, qualname, file, choice.param_index)
+    generators: list[Iterator[Any]] = []
+    return create_agent(choices[index], DetachedRequest(), refuse_fixture, generators), generators
 
 
-def _fixtures_named(factory: Any) -> list[str]:
-    if isinstance(factory, type):
-        return []
-    try:
-        parameters = inspect.signature(factory).parameters
-    except (TypeError, ValueError):
-        return []
-    return [
-        name for name, p in parameters.items()
-        if name != "request" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.default is p.empty
-    ]
-
-
-class ChildRequest:
-    """The ``request`` a factory gets in a child process: ``param`` (for a parametrized agent) only."""
-
-    def __init__(self, param: Any, has_param: bool) -> None:
-        if has_param:
-            self.param = param
-
-    def __getattr__(self, name: str) -> Any:
-        raise AttributeError(f"request.{name} is not available when the agent runs in a child process")
-
-
-def build_agent(recipe: AgentRecipe) -> Any:
-    """Build the agent ``recipe`` describes (in the child process); generator factories are advanced once."""
-    if recipe.yaml_class is not None:
-        return _attribute(_import(recipe.module, None), recipe.qualname)(**recipe.yaml_kwargs)
-    module = _import(recipe.module, recipe.file)
-    spec = next((s for s in specs_in(vars(module)) if s.name == recipe.spec_name), None)
-    factory = spec.factory if spec is not None else _attribute(module, recipe.qualname)
-    if isinstance(factory, type):
-        return factory()
-    if recipe.param_index is not None and spec is not None and spec.params is not None:
-        request = ChildRequest(spec.params[recipe.param_index], True)
+def registered_spec(origin: AgentOrigin, name: str) -> AgentSpec:
+    """Register the agent ``name`` again from ``origin`` and return its spec."""
+    if isinstance(origin, ClassOrigin):
+        module, _, qualname = origin.target.partition(":")
+        cls = _attribute(importlib.import_module(module), qualname)
+        return class_spec(name, cls, origin.kwargs, origin.target)
+    if isinstance(origin, EntryPointOrigin):
+        specs, errors = entry_point_specs(origin.name)
+        if errors:
+            raise ImportError(errors[0])
+        found = specs
     else:
-        request = ChildRequest(None, False)
-    takes_request = "request" in inspect.signature(factory).parameters
-    made = factory(request) if takes_request else factory()
-    return next(made) if inspect.isgenerator(made) else made
+        found = specs_in(vars(import_as(origin.module, origin.file)))
+    spec = next((s for s in found if s.name == name), None)
+    if spec is None:
+        raise LookupError(f"agent {name!r} is not registered when {_described(origin)} is imported in a child process")
+    return spec
 
 
-def _import(module: str, file: str | None) -> Any:
-    """Import ``module`` by name, or from ``file`` (a conftest.py has no importable name of its own)."""
-    if file is None or Path(file).name != "conftest.py":
-        try:
-            return importlib.import_module(module)
-        except ImportError:
-            if file is None:
-                raise
-    name = f"_codesearch_child_{abs(hash(file))}"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, file)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot import {file}")
-    loaded = importlib.util.module_from_spec(spec)
-    sys.modules[name] = loaded
-    spec.loader.exec_module(loaded)
-    return loaded
+def _described(origin: AgentOrigin) -> str:
+    if isinstance(origin, ModuleOrigin):
+        return f"{origin.file or origin.module}"
+    if isinstance(origin, EntryPointOrigin):
+        return f"the entry point {origin.name}"
+    return origin.target
 
 
 def _attribute(module: Any, qualname: str) -> Any:

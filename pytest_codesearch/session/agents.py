@@ -3,7 +3,7 @@ file's, and ``replay`` once it has predictions; and which of them the run select
 
 from __future__ import annotations
 
-import sys
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 import pytest
@@ -13,7 +13,7 @@ from pytest_codesearch.agents.registry import (
     AgentRegistry,
     AgentSelectionError,
     entry_point_specs,
-    specs_in,
+    module_specs,
 )
 from pytest_codesearch.settings.model import Settings
 
@@ -39,15 +39,19 @@ def choose_agents(
 
 
 def build_registry(config: pytest.Config, bench: BenchFile | None) -> AgentRegistry:
-    """Register the agents found in the built-ins, plugin modules, entry points and the YAML file."""
+    """Register the agents found in the built-ins, plugin modules, entry points and the YAML file.
+
+    Each spec keeps where it was found (``AgentSpec.origin``): a child process imports that module again,
+    loads that entry point, or calls that class, to register the agent by the same name.
+    """
     from pytest_codesearch.agents.builtin import fixtures as builtin
 
     registry = AgentRegistry()
-    for spec in specs_in(vars(builtin)):
+    for spec in module_specs(builtin):
         registry.add(spec)
-    for plugin in config.pluginmanager.get_plugins():
-        if isinstance(plugin, type(sys)) and plugin is not builtin:
-            for spec in specs_in(vars(plugin)):
+    for plugin in config.pluginmanager.get_plugins():  # conftest modules, -p and entry-point plugins
+        if isinstance(plugin, ModuleType) and plugin is not builtin:
+            for spec in module_specs(plugin):
                 registry.add(spec)
     specs, errors = entry_point_specs()
     if bench is not None:

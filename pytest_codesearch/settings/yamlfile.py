@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from pytest_codesearch.agents.registry import AgentSpec
+from pytest_codesearch.agents.registry import AgentSpec, class_spec
 from pytest_codesearch.mining.filters import FilterConfig
 from pytest_codesearch.settings.options import BY_YAML
 from pytest_codesearch.settings.types import Origin, SettingsError
@@ -216,21 +216,5 @@ def import_agent_class(agent: AgentConfig, source: str) -> Any:
 
 
 def config_agent_specs(bench: BenchFile, source: str) -> list[AgentSpec]:
-    """Return an agent spec per ``agents:`` entry; each creates ``Class(**config)``."""
-    specs = []
-    for entry in bench.agents:
-        cls = import_agent_class(entry, source)
-        specs.append(AgentSpec(entry.name, _ConfiguredAgent(cls, dict(entry.config)), source=source))
-    return specs
-
-
-class _ConfiguredAgent:
-    """Factory of an agent from the YAML config: the class called with its keyword config."""
-
-    def __init__(self, cls: Any, kwargs: dict[str, Any]) -> None:
-        self.cls = cls
-        self.kwargs = kwargs
-        self.__name__ = getattr(cls, "__name__", "agent")
-
-    def __call__(self) -> Any:
-        return self.cls(**self.kwargs)
+    """Return an agent spec per ``agents:`` entry; each creates ``Class(**config)`` (in a child process too)."""
+    return [class_spec(entry.name, import_agent_class(entry, source), entry.config, source) for entry in bench.agents]

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_codesearch.agents.contract import RetrievalResult
-from pytest_codesearch.agents.registry import AgentSpec
+from pytest_codesearch.agents.registry import AgentSpec, class_spec
 from pytest_codesearch.agents.builtin.sanity import CaseInfo
 
 ID_KEYS = ("instance_id", "id")
@@ -121,19 +121,6 @@ class ReplayAgent:
         return RetrievalResult(files=list(found.files), functions=list(found.functions), modules=list(found.modules))
 
 
-class _ReplayFactory:
-    """The ``replay`` agent's factory: ``ReplayAgent(predictions)``, rebuilt from its ``cls`` and ``kwargs``
-    in a child process as agents of the YAML config are (``runner/recipe.py``)."""
-
-    def __init__(self, predictions: str) -> None:
-        self.cls = ReplayAgent
-        self.kwargs = {"predictions": predictions}
-        self.__name__ = "ReplayAgent"
-
-    def __call__(self) -> ReplayAgent:
-        return ReplayAgent(**self.kwargs)
-
-
 def replay_spec(predictions: Path) -> AgentSpec:
     """Return the ``replay`` agent answering from ``predictions``."""
-    return AgentSpec("replay", _ReplayFactory(str(predictions)), source="--codesearch-predictions")
+    return class_spec("replay", ReplayAgent, {"predictions": str(predictions)}, "--codesearch-predictions")
