@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_codesearch.report.cost import cost_lines, cost_section, summarize_costs
+from pytest_codesearch.report.cost import summarize_costs
+from pytest_codesearch.report.render.cost import cost_lines, cost_section
 from pytest_codesearch.report.render.markdown import render_summary
 from report_cases import make_cases, make_report
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from pytest_codesearch.nodeids import base_nodeid, is_case_nodeid, parse_nodeid
-from pytest_codesearch.report.cost import cost_lines
+from pytest_codesearch.report.render.cost import cost_lines
 from pytest_codesearch.report.model import AgentInfo, CaseResult, InvalidEntry, RunInfo, RunReport
 from pytest_codesearch.report.render.terminal import render_terminal
 from pytest_codesearch.repo.prune import pruning_note

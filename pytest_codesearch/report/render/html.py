@@ -22,7 +22,7 @@ from pytest_codesearch.report import headline_metrics
 from pytest_codesearch.report.render import charts
 from pytest_codesearch.gcpause import paused_gc
 from pytest_codesearch.report.breakdown import DIMENSIONS
-from pytest_codesearch.report.cost import COST_HEADER, cost_rows
+from pytest_codesearch.report.render.cost import COST_HEADER, cost_rows
 from pytest_codesearch.report.render.html_cases import SHOWN_PATHS, case_json
 from pytest_codesearch.report.model import GroupSummary, Leader, MetricSummary, Recommendations, RunReport
 from pytest_codesearch.report.recommend import TITLES

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pytest_codesearch.report.cost import cost_section
+from pytest_codesearch.report.render.cost import cost_section
 from pytest_codesearch.report.headline import headline_metrics
 from pytest_codesearch.report.render.markdown_status import status_section
 from pytest_codesearch.report.render.markdown_stats import (
