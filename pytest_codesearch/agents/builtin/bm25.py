@@ -37,8 +37,8 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import ClassVar
@@ -49,6 +49,7 @@ import numpy.typing as npt
 from pytest_codesearch.agents.contract import RetrievalResult
 from pytest_codesearch.repo.reader import SnapshotView
 from pytest_codesearch.agents.index.corpus import IndexCache, SnapshotIndexer, build_token_corpus, rank_files
+from pytest_codesearch.agents.index.functions import EntityDoc, rank_entities, snapshot_entities
 from pytest_codesearch.agents.index.indexstore import stored_index
 from pytest_codesearch.agents.index.postings import TokenCorpus
 from pytest_codesearch.agents.index.tokencache import TokenCache, shared_token_cache
@@ -240,7 +241,9 @@ class BM25Agent:
     most ``top_n`` files, all scoring above zero, best first, ties by path, drawn from the source
     files (``files="source"``) or every text file (``"all"``); test files
     (:func:`~pytest_codesearch.filekinds.is_test_path`) are left out when ``exclude_tests``. The last ``cached_indexes`` indexes are kept by directory; token
-    counts are shared with the other built-in agents through ``token_cache``.
+    counts are shared with the other built-in agents through ``token_cache``. The functions and modules
+    of the best ``entity_files`` files (0: none) are ranked too, by BM25 over each function's text
+    plus ``file_weight`` times its file's score (:mod:`~pytest_codesearch.agents.index.functions`).
     """
 
     needs_directory: ClassVar[bool] = False
@@ -259,6 +262,8 @@ class BM25Agent:
         max_bytes: int = 1_000_000,
         cached_indexes: int = 4,
         token_cache: TokenCache | None = None,
+        entity_files: int = 20,
+        file_weight: float = 0.5,
     ) -> None:
         if path_weight < 0 or top_n < 1:
             raise ValueError(
@@ -276,6 +281,10 @@ class BM25Agent:
         self.files = files
         self.top_n = top_n
         self.max_bytes = max_bytes
+        self.entity_files = entity_files
+        self.file_weight = file_weight
+        self._root: Path | None = None
+        self._entities: Callable[[str], tuple[EntityDoc, ...]] = lambda path: ()
         self.token_cache = shared_token_cache() if token_cache is None else token_cache
         # files="source" ranks source files only: other files are never read, unless a snapshot has none
         keep = partial(is_source_path, tests=True) if files == "source" else None
@@ -309,12 +318,24 @@ class BM25Agent:
     def initialize(self, repo_path: str) -> None:
         """Search ``repo_path`` from now on, indexing it unless this agent already has."""
         self._index = self._cache.get(repo_path)
+        if self._root != Path(repo_path):
+            self._root = Path(repo_path)
+            self._entities = snapshot_entities(self._indexer.reader(self._root))
 
     def retrieve(self, query: str) -> RetrievalResult:
-        """Return the files of the current directory that best match ``query``."""
+        """Return the files of the current directory that best match ``query``, and the functions and
+        modules of the best ``entity_files`` of them (``agents/index/functions.py``)."""
         index = self.index
-        scores = FIELD_MODES[self.fields](index, tokenize(query), self.path_weight)
-        return rank_files(index.content.corpus, scores, self.top_n)
+        tokens = tokenize(query)
+        scores = FIELD_MODES[self.fields](index, tokens, self.path_weight)
+        result = rank_files(index.content.corpus, scores, self.top_n)
+        if not self.entity_files or not result.files:
+            return result
+        ranking = rank_entities(
+            result.files[: self.entity_files], result.scores, tokens, self._entities,
+            index.content.idf, k1=self.k1, b=self.b, file_weight=self.file_weight, top_n=self.top_n,
+        )  # fmt: skip
+        return replace(result, functions=ranking.functions, modules=ranking.modules)
 
     def reset(self) -> None:
         """Do nothing: answers depend on the query and the index only, and no query is cached."""

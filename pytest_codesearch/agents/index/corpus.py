@@ -213,12 +213,30 @@ class SnapshotIndexer:
             del self._bases[self.capacity :]
         return corpus
 
+    def reader(self, root: Path) -> Callable[[str], bytes | None]:
+        """Return a reader of ``root``'s files: through its snapshot view when it has one, else from disk."""
+        view = self._view_for(root)
+        if view is not None:
+            return view.read
+        return partial(_read_file, root, self.max_bytes)
+
     def _view_for(self, root: Path) -> SnapshotView | None:
         """Return the view the hook passed when it is ``root``'s, else the one this process made for ``root``."""
         view = self._view
         if view is not None and os.path.realpath(view.root) == os.path.realpath(root):
             return view
         return known_view(root)
+
+
+def _read_file(root: Path, max_bytes: int, path: str) -> bytes | None:
+    """Return the bytes of ``root / path`` when it is a file of at most ``max_bytes``, else None."""
+    try:
+        full = root / path
+        if full.stat().st_size > max_bytes:
+            return None
+        return full.read_bytes()
+    except OSError:
+        return None
 
 
 class IndexCache(Generic[IndexT]):

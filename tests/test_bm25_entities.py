@@ -1,0 +1,93 @@
+"""BM25 answers functions and modules too: the functions of its best files, ranked by their own text."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from pytest_codesearch.agents.builtin.bm25 import BM25Agent
+from pytest_codesearch.agents.index.functions import file_entities, rank_entities
+
+AUTH = '''class Session:
+    """A logged-in user."""
+
+    def login(self, user, password):
+        return check_password(user, password) and self.start()
+
+    def logout(self):
+        self.end()
+
+
+def check_password(user, password):
+    return hash_password(password) == user.password_hash
+'''
+DATABASE = '''def connect(url):
+    return open_connection(url)
+
+
+def migrate(connection):
+    connection.run_migrations()
+'''
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A project with two Python modules and a README."""
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "auth.py").write_text(AUTH)
+    (tmp_path / "app" / "db.py").write_text(DATABASE)
+    (tmp_path / "README.md").write_text("login and password handling, and a database connection\n")
+    for name in ("cache", "mail", "render", "routes"):  # more files, so that a rare word weighs (idf > 0)
+        (tmp_path / "app" / f"{name}.py").write_text(f"def {name}_setup(app):\n    return app.{name}\n")
+    return tmp_path
+
+
+def test_a_file_gives_its_functions_and_top_level_definitions() -> None:
+    docs = file_entities("app/auth.py", AUTH.encode())
+    assert [(d.name, d.module, d.is_function) for d in docs] == [
+        ("app/auth.py:Session", "app/auth.py:Session", False),
+        ("app/auth.py:Session.login", "app/auth.py:Session", True),
+        ("app/auth.py:Session.logout", "app/auth.py:Session", True),
+        ("app/auth.py:check_password", "app/auth.py:check_password", True),
+    ]
+    login = docs[1]
+    # its lines' tokens, plus its qualified name's tokens twice more
+    # "password" three times: the parameter, the argument, and a part of check_password
+    assert login.counts["login"] == 1 + 2 and login.counts["session"] == 2 and login.counts["password"] == 3
+    assert file_entities("README.md", b"def x(): pass\n") == ()
+
+
+def test_functions_rank_by_their_text_plus_their_files_score() -> None:
+    docs = {"app/auth.py": file_entities("app/auth.py", AUTH.encode()), "app/db.py": file_entities("app/db.py", DATABASE.encode())}
+    ranking = rank_entities(
+        ["app/db.py", "app/auth.py"], [2.0, 1.0], ["password"], docs.__getitem__, lambda t: 1.0, file_weight=0.0
+    )
+    # only the functions holding "password" score above 0 without a file prior: check_password is shorter
+    assert ranking.functions == ["app/auth.py:check_password", "app/auth.py:Session.login"]
+    assert ranking.modules == ["app/auth.py:check_password", "app/auth.py:Session"]
+    with_prior = rank_entities(
+        ["app/db.py", "app/auth.py"], [2.0, 1.0], ["password"], docs.__getitem__, lambda t: 1.0, file_weight=5.0
+    )
+    # a heavy file prior puts the best file's functions first, in source order
+    assert with_prior.functions[:2] == ["app/db.py:connect", "app/db.py:migrate"]
+
+
+def test_the_bm25_agent_answers_functions_and_modules_of_its_best_files(repo: Path) -> None:
+    agent = BM25Agent()
+    agent.initialize(str(repo))
+    answer = agent.retrieve("login fails for a wrong password")
+    assert answer.files[0] == "app/auth.py"
+    assert answer.functions[0] == "app/auth.py:Session.login"
+    assert answer.modules[0] == "app/auth.py:Session"
+    assert set(answer.functions) <= {"app/auth.py:Session.login", "app/auth.py:Session.logout",
+                                     "app/auth.py:check_password", "app/db.py:connect", "app/db.py:migrate"}
+    assert Counter(answer.modules).most_common(1)[0][1] == 1  # each module once
+
+
+def test_entity_files_zero_answers_files_alone(repo: Path) -> None:
+    agent = BM25Agent(entity_files=0)
+    agent.initialize(str(repo))
+    answer = agent.retrieve("login password")
+    assert answer.files and answer.functions == [] and answer.modules == []
