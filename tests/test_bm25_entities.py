@@ -91,3 +91,16 @@ def test_entity_files_zero_answers_files_alone(repo: Path) -> None:
     agent.initialize(str(repo))
     answer = agent.retrieve("login password")
     assert answer.files and answer.functions == [] and answer.modules == []
+
+
+def test_hybrid_fuses_the_functions_and_modules_of_its_members(repo: Path) -> None:
+    from pytest_codesearch.agents.builtin.hybrid import HybridAgent
+
+    fused = HybridAgent.of_names("bm25+path")
+    fused.initialize(str(repo))
+    answer = fused.retrieve("login fails for a wrong password")
+    alone = BM25Agent()
+    alone.initialize(str(repo))
+    expected = alone.retrieve("login fails for a wrong password")
+    # path answers no function: the fusion of bm25's list alone keeps its order
+    assert answer.functions == expected.functions and answer.modules == expected.modules

@@ -3,7 +3,8 @@
 Each member agent answers the query; a file's fused score is ``sum over members m of
 1 / (k + rank_m(file))`` with ranks from 1, a file a member leaves out adding nothing (Cormack,
 Clarke and Büttcher, "Reciprocal rank fusion outperforms Condorcet and individual rank learning
-methods", SIGIR 2009, where ``k = 60``). Ties go by path. Fusion needs no score calibration, so it
+methods", SIGIR 2009, where ``k = 60``). Ties go by path. Functions and modules are fused the same
+way, over the members that answer them. Fusion needs no score calibration, so it
 joins agents whose scores live on different scales, such as ``bm25`` (content) and ``path``
 (names the query mentions).
 """
@@ -18,12 +19,17 @@ from pytest_codesearch.agents.contract import RetrievalResult
 
 def reciprocal_rank_fusion(rankings: Sequence[Sequence[str]], k: float = 60.0, top_n: int = 100) -> RetrievalResult:
     """Return the files of ``rankings`` ordered by ``sum 1 / (k + rank)``, ties by path, at most ``top_n``."""
+    best = _fused(rankings, k, top_n)
+    return RetrievalResult(files=[path for path, _ in best], scores=[score for _, score in best])
+
+
+def _fused(rankings: Sequence[Sequence[str]], k: float, top_n: int) -> list[tuple[str, float]]:
+    """Return (entry, fused score) of ``rankings`` by ``sum 1 / (k + rank)``, best first, ties by name."""
     fused: dict[str, float] = {}
     for ranking in rankings:
-        for rank, path in enumerate(ranking, start=1):
-            fused[path] = fused.get(path, 0.0) + 1.0 / (k + rank)
-    best = sorted(fused.items(), key=lambda item: (-item[1], item[0]))[:top_n]
-    return RetrievalResult(files=[path for path, _ in best], scores=[score for _, score in best])
+        for rank, entry in enumerate(ranking, start=1):
+            fused[entry] = fused.get(entry, 0.0) + 1.0 / (k + rank)
+    return sorted(fused.items(), key=lambda item: (-item[1], item[0]))[:top_n]
 
 
 class HybridAgent:
@@ -64,9 +70,14 @@ class HybridAgent:
             member.initialize(repo_path)
 
     def retrieve(self, query: str) -> RetrievalResult:
-        """Return the fused answer of every member to ``query``."""
-        rankings = [_files(member.retrieve(query)) for _, member in self.members]
-        return reciprocal_rank_fusion(rankings, self.k, self.top_n)
+        """Return the fused answer of every member to ``query``: files, and functions and modules of the
+        members that answer them, each level fused on its own."""
+        answers = [member.retrieve(query) for _, member in self.members]
+        result = reciprocal_rank_fusion([_files(a) for a in answers], self.k, self.top_n)
+        entities = [a for a in answers if isinstance(a, RetrievalResult)]
+        result.functions = [e for e, _ in _fused([a.functions for a in entities if a.functions], self.k, self.top_n)]
+        result.modules = [e for e, _ in _fused([a.modules for a in entities if a.modules], self.k, self.top_n)]
+        return result
 
     def reset(self) -> None:
         """Reset every member."""
