@@ -3,8 +3,8 @@ function- and module-level answers.
 
 A function document is a function or method (``path.py:Class.method``; a nested function counts for
 the function that holds it) with its tokens: the text of its lines plus its qualified name's tokens
-(weighted ``name_weight`` times). A module document is a top-level class or function
-(``path.py:Name``). Definitions come from Python's ``ast`` (``goldset/entities.py``), so today only
+(weighted ``name_weight`` times). A top-level class is a document of its own lines (its methods' lines
+are theirs); a module (``path.py:Name``) is a top-level class or function. Definitions come from Python's ``ast`` (``goldset/entities.py``), so today only
 Python files give entities; any other file is answered at file level alone.
 
 Ranking is a re-ranking of the files an agent already ranked: the functions of its best
@@ -73,20 +73,37 @@ def file_entities(path: str, data: bytes, name_weight: int = 2) -> tuple[EntityD
 def _entities(path: str, data: bytes, name_weight: int) -> tuple[EntityDoc, ...]:
     from pytest_codesearch.goldset.entities import definition_spans
 
-    lines = data.decode("utf-8", errors="replace").splitlines()
+    definitions = [d for d in definition_spans(data) if not d.in_function and (d.is_function or d.top_level)]
+    if not definitions:
+        return ()
+    lines = _line_tokens(data)
+    owner = [-1] * len(lines)  # the document each line counts for: its function, else its class
+    for doc, definition in sorted(enumerate(definitions), key=lambda pair: pair[1].is_function):
+        owner[definition.start - 1 : definition.end] = [doc] * len(owner[definition.start - 1 : definition.end])
+    counts: list[Counter[str]] = [Counter() for _ in definitions]
+    for number, doc in enumerate(owner):
+        if doc >= 0:
+            counts[doc].update(lines[number])
     docs = []
-    for definition in definition_spans(data):
-        if definition.in_function or not (definition.is_function or definition.top_level):
-            continue  # a nested function counts for its holder; a nested class is no entity of its own
-        text = "\n".join(lines[definition.start - 1 : definition.end])
-        counts = Counter(tokenize(text))
+    for definition, found in zip(definitions, counts):
         for token in tokenize(definition.qualname.replace(".", " ")):
-            counts[token] += name_weight
+            found[token] += name_weight
         top = definition.qualname.split(".", 1)[0]
-        name = f"{path}:{definition.qualname}"
-        is_function = definition.is_function
-        docs.append(EntityDoc(name, f"{path}:{top}", is_function, counts, sum(counts.values())))
+        docs.append(EntityDoc(f"{path}:{definition.qualname}", f"{path}:{top}", definition.is_function, found,
+                              sum(found.values())))  # fmt: skip
     return tuple(docs)
+
+
+def _line_tokens(data: bytes) -> list[list[str]]:
+    """Return the tokens of each line of ``data``, each distinct line tokenised once."""
+    seen: dict[str, list[str]] = {}
+    tokens = []
+    for line in data.decode("utf-8", errors="replace").splitlines():
+        found = seen.get(line)
+        if found is None:
+            found = seen[line] = tokenize(line)
+        tokens.append(found)
+    return tokens
 
 
 def snapshot_entities(read: Reader, cached: int = 4096) -> Callable[[str], tuple[EntityDoc, ...]]:
