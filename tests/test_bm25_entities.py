@@ -104,3 +104,25 @@ def test_hybrid_fuses_the_functions_and_modules_of_its_members(repo: Path) -> No
     expected = alone.retrieve("login fails for a wrong password")
     # path answers no function: the fusion of bm25's list alone keeps its order
     assert answer.functions == expected.functions and answer.modules == expected.modules
+
+
+def test_score_fusion_keeps_how_far_ahead_a_member_is_and_takes_any_agent() -> None:
+    from pytest_codesearch.agents.builtin.hybrid import HybridAgent, score_fusion
+    from pytest_codesearch.agents.contract import RetrievalResult
+
+    a = RetrievalResult(files=["x.py", "y.py", "z.py"], scores=[10.0, 1.0, 0.0])
+    b = RetrievalResult(files=["y.py", "z.py", "x.py"], scores=[3.0, 2.9, 2.8])
+    fused = score_fusion([a, b], [1.0, 1.0])
+    # x: 1 + 0 = 1; y: 0.1 + 1 = 1.1; z: 0 + 0.5 = 0.5
+    assert fused.files == ["y.py", "x.py", "z.py"]
+    assert [round(s, 6) for s in fused.scores] == [1.1, 1.0, 0.5]
+
+    def mine(query: str) -> list[str]:  # a plain callable member, a user's agent
+        return ["z.py", "x.py"]
+
+    hybrid = HybridAgent([("mine", mine), ("mine-again", mine)], method="score", weights=[1.0, 2.0])
+    hybrid.initialize("/nowhere")
+    # no scores: 1 / rank, normalised: z 1.0, x 0.0 for each member
+    assert hybrid.retrieve("q").files == ["z.py", "x.py"]
+    with pytest.raises(ValueError, match="method='max'"):
+        HybridAgent([("mine", mine)], method="max")
