@@ -2,9 +2,10 @@
 
 Each ground-truth file is diffed as ``git diff`` would (libgit2's xdiff, Myers with git's default indent
 heuristic): the lines a change removes or modifies count, and a pure insertion marks the old lines on
-either side of it, as ``goldset/patch.py`` reads a unified diff. The definitions of each Python file at
-the parent (``outline.py``, mostly derived from the version seen before) give the functions and top-level
-definitions holding those lines (``goldset/entities.py``). Only
+either side of it, as ``goldset/patch.py`` reads a unified diff. The definitions of each file at the
+parent give the functions and top-level definitions holding those lines (``goldset/entities.py``): for
+Python, mostly derived from the version seen before (``outline.py``); for every other language
+``pytest_codesearch.outline`` reads, from tree-sitter. Only
 kept commits pay for this; the blobs come through the miner's ``BlobReader``, which usually holds them.
 """
 
@@ -16,9 +17,10 @@ from dataclasses import dataclass
 import pygit2
 
 from pytest_codesearch.filekinds import looks_binary
-from pytest_codesearch.goldset.entities import entities_in_spans
+from pytest_codesearch.goldset.entities import Definition, entities_in_spans
 from pytest_codesearch.goldset.patch import Span, spans
 from pytest_codesearch.goldset.truth import PYTHON_SUFFIXES
+from pytest_codesearch.outline import language_of, outline
 from pytest_codesearch.mining.affixes import common_prefix, common_suffix
 from pytest_codesearch.mining.files import ScoredFile
 from pytest_codesearch.mining.outline import Hunk, Outlines
@@ -37,9 +39,9 @@ class ChangedCode:
     lines: dict[str, tuple[Span, ...]]
     """Old-side spans of each file that has any (a file only renamed or re-moded has none)."""
     functions: tuple[str, ...]
-    """``path.py:Class.method`` of every function or method holding a changed old-side line."""
+    """``path:Class.method`` of every function or method holding a changed old-side line."""
     modules: tuple[str, ...]
-    """``path.py:Name`` of every top-level class or function holding one."""
+    """``path:Name`` of every top-level class or function holding one."""
 
 
 def changed_code(
@@ -52,7 +54,8 @@ def changed_code(
 
     ``diff`` returns the hunks between two blobs given by id (``BlobDiffer``). ``outlines``, kept from one
     call to the next, derives the definitions of each Python file from those of the version seen before
-    (``outline.py``) instead of parsing it whole: the same answer, cheaper.
+    (``outline.py``) instead of parsing it whole: the same answer, cheaper. Other languages are outlined
+    by ``pytest_codesearch.outline``; files of no supported language get lines only.
     """
     lines: dict[str, tuple[Span, ...]] = {}
     functions: list[str] = []
@@ -66,13 +69,21 @@ def changed_code(
         if not found:
             continue
         lines[file.path] = found
-        if not file.path.endswith(PYTHON_SUFFIXES):
+        if language_of(file.path) is None:
             continue
-        outline = outlines.outline(file.path, file.old_id, file.new_id, hunks)
-        entities = entities_in_spans(file.path, () if outline is None else outline.definitions, found)
+        entities = entities_in_spans(file.path, _definitions(file, old, hunks, outlines), found)
         functions.extend(entities.functions)
         modules.extend(entities.modules)
     return ChangedCode(lines, tuple(functions), tuple(modules))
+
+
+def _definitions(file: ScoredFile, old: bytes, hunks: list[Hunk], outlines: Outlines) -> tuple[Definition, ...]:
+    """Return the definitions of the file's parent version: Python's derived when it parses, else outlined."""
+    if file.path.endswith(PYTHON_SUFFIXES):
+        derived = outlines.outline(file.path, file.old_id, file.new_id, hunks)
+        if derived is not None:
+            return derived.definitions
+    return outline(file.path, old).definitions
 
 
 class BlobDiffer:
