@@ -15,7 +15,7 @@ from language_samples import SAMPLES, Sample
 from pytest_codesearch.goldset.patch import parse_patch
 from pytest_codesearch.goldset.truth import truth_from_patch
 from pytest_codesearch.mining.filters import FilterConfig
-from pytest_codesearch.mining.generate import generate_goldset
+from pytest_codesearch.mining.generate import format_stats, generate_goldset
 from pytest_codesearch.outline import language_of
 
 MESSAGE = "Fix the cart totals and the value formatting that receipts print for every order"
@@ -59,4 +59,20 @@ def test_mining_records_the_same_functions_and_modules(tmp_path: Path, sample: S
     cases = [json.loads(line) for line in output.read_text().splitlines()[1:]]
     assert [(c["ground_truth_functions"], c["ground_truth_modules"]) for c in cases] == [
         (list(sample.functions), list(sample.modules))
+    ]
+
+
+def test_the_mining_summary_counts_files_without_outline_by_extension(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "project")
+    files = {"src/a.go": "package a\n\nfunc A() int {\n\treturn 1\n}\n", "src/app.kt": "one\n", "Makefile": "all:\n"}
+    commit(repo, files, "Start")
+    commit(repo, {path: text.replace("1", "2").replace("one", "two").replace("all", "any") for path, text in files.items()},
+           MESSAGE)  # fmt: skip
+
+    stats = generate_goldset(tmp_path / "project", tmp_path / "mined.jsonl", FilterConfig(), workers=1)
+
+    assert (stats.outlined_files, stats.unoutlined_files) == ({"go": 1}, {"": 1, ".kt": 1})
+    lines = format_stats(stats).splitlines()
+    assert [line.split("  ")[1].strip() for line in lines if "no outline" in line] == [
+        "no functions (no outline): no extension files", "no functions (no outline): .kt files"
     ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -96,6 +96,12 @@ class Counts:
     rename_limit_hits: int = 0
     dropped: Counter[str] = field(default_factory=Counter)
     excluded_files: Counter[str] = field(default_factory=Counter)
+    outlined_files: Counter[str] = field(default_factory=Counter)
+    """Changed files of kept commits whose functions were found, by language."""
+    unoutlined_files: Counter[str] = field(default_factory=Counter)
+    """Changed files of kept commits no outline reads (file and line level only), by extension."""
+    outline_s: dict[str, float] = field(default_factory=dict)
+    """Seconds spent outlining, by language."""
 
     def merge(self, other: Counts) -> None:
         """Add ``other``'s counts to these."""
@@ -103,6 +109,14 @@ class Counts:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.dropped.update(other.dropped)
         self.excluded_files.update(other.excluded_files)
+        self.add_outlines(other.outlined_files, other.unoutlined_files, other.outline_s)
+
+    def add_outlines(self, outlined: Mapping[str, int], unoutlined: Iterable[str], seconds: Mapping[str, float]) -> None:
+        """Count files outlined (by language), files not outlined (by extension) and outlining time."""
+        self.outlined_files.update(outlined)
+        self.unoutlined_files.update(unoutlined)
+        for language, spent in seconds.items():
+            self.outline_s[language] = self.outline_s.get(language, 0.0) + spent
 
 
 def case_key(query: str, ground_truth: tuple[str, ...]) -> int:
@@ -264,6 +278,8 @@ class Miner:
             code = changed_code(files.scored, self.files.blobs.read, self.diff, self.outlines) if self.lines else None
         except (KeyError, ValueError, pygit2.GitError):
             return "missing objects"
+        if code is not None:
+            self.counts.add_outlines(code.outlined, code.unoutlined, code.outline_s)
         line = case_fields_line(self.case_fields(mined, query, source, leaky, code))
         return Candidate(line, case_key(query, mined.ground_truth))
 

@@ -11,8 +11,10 @@ kept commits pay for this; the blobs come through the miner's ``BlobReader``, wh
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 
 import pygit2
 
@@ -42,6 +44,12 @@ class ChangedCode:
     """``path:Class.method`` of every function or method holding a changed old-side line."""
     modules: tuple[str, ...]
     """``path:Name`` of every top-level class or function holding one."""
+    outline_s: dict[str, float] = field(default_factory=dict)
+    """Seconds spent outlining files, by language (``python``, ``c``, ...)."""
+    outlined: dict[str, int] = field(default_factory=dict)
+    """Files outlined, by language."""
+    unoutlined: tuple[str, ...] = ()
+    """The extension (``.md``; ``""`` for none) of each changed file no outline reads."""
 
 
 def changed_code(
@@ -60,6 +68,9 @@ def changed_code(
     lines: dict[str, tuple[Span, ...]] = {}
     functions: list[str] = []
     modules: list[str] = []
+    seconds: dict[str, float] = {}
+    outlined: dict[str, int] = {}
+    unoutlined: list[str] = []
     for file in files:
         if file.old_id == file.new_id:
             continue  # a mode change, or a rename without edits: no line changed
@@ -69,12 +80,18 @@ def changed_code(
         if not found:
             continue
         lines[file.path] = found
-        if language_of(file.path) is None:
+        language = language_of(file.path)
+        if language is None:
+            unoutlined.append(PurePosixPath(file.path).suffix.lower())
             continue
-        entities = entities_in_spans(file.path, _definitions(file, old, hunks, outlines), found)
+        started = time.perf_counter()
+        definitions = _definitions(file, old, hunks, outlines)
+        seconds[language] = seconds.get(language, 0.0) + time.perf_counter() - started
+        outlined[language] = outlined.get(language, 0) + 1
+        entities = entities_in_spans(file.path, definitions, found)
         functions.extend(entities.functions)
         modules.extend(entities.modules)
-    return ChangedCode(lines, tuple(functions), tuple(modules))
+    return ChangedCode(lines, tuple(functions), tuple(modules), seconds, outlined, tuple(unoutlined))
 
 
 def _definitions(file: ScoredFile, old: bytes, hunks: list[Hunk], outlines: Outlines) -> tuple[Definition, ...]:
