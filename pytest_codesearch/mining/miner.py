@@ -23,6 +23,7 @@ from pytest_codesearch.mining.filters import FilterConfig
 from pytest_codesearch.mining.files import CommitFiles, FileSorter
 from pytest_codesearch.mining.objects import ObjectReader
 from pytest_codesearch.mining.outline import Outlines
+from pytest_codesearch.mining.sitter import TreeOutlines
 from pytest_codesearch.mining.spans import BlobDiffer, ChangedCode, changed_code
 from pytest_codesearch.mining.query import decode_message, query_from_parts, split_message, word_count
 from pytest_codesearch.mining.treediff import TreeDiffer
@@ -164,6 +165,7 @@ class Miner:
         self.files = FileSorter(repo, config, TreeDiffer(repo, objects), self.counts.excluded_files, objects)
         self.diff = BlobDiffer(repo, self.files.blobs.read)
         self.outlines = Outlines(self.files.blobs.read, self.diff)
+        self.trees = TreeOutlines(self.files.blobs.read, self.diff)
 
     def commits(self, head: pygit2.Commit) -> Iterator[tuple[int, pygit2.Commit]]:
         """Yield (position, commit) for the commits to examine: in the since/until window, at most max_commits."""
@@ -275,7 +277,7 @@ class Miner:
         try:
             if self.files.formatting_only(files):
                 return "whitespace-only"
-            code = changed_code(files.scored, self.files.blobs.read, self.diff, self.outlines) if self.lines else None
+            code = changed_code(files.scored, self.files.blobs.read, self.diff, self.outlines, self.trees) if self.lines else None
         except (KeyError, ValueError, pygit2.GitError):
             return "missing objects"
         if code is not None:

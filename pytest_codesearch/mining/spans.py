@@ -26,6 +26,7 @@ from pytest_codesearch.outline import language_of, outline
 from pytest_codesearch.mining.affixes import common_prefix, common_suffix
 from pytest_codesearch.mining.files import ScoredFile
 from pytest_codesearch.mining.outline import Hunk, Outlines
+from pytest_codesearch.mining.sitter import TreeOutlines
 
 _FLAGS = pygit2.enums.DiffOption.INDENT_HEURISTIC
 """git's default since 2.14 (``diff.indentHeuristic``): where an ambiguous hunk goes."""
@@ -57,13 +58,15 @@ def changed_code(
     read: Callable[[bytes], bytes],
     diff: Callable[[bytes, bytes | None], list[Hunk]],
     outlines: Outlines,
+    trees: TreeOutlines | None = None,
 ) -> ChangedCode:
     """Return the lines, functions and modules that ``files`` change; ``read`` returns a blob's content.
 
     ``diff`` returns the hunks between two blobs given by id (``BlobDiffer``). ``outlines``, kept from one
     call to the next, derives the definitions of each Python file from those of the version seen before
-    (``outline.py``) instead of parsing it whole: the same answer, cheaper. Other languages are outlined
-    by ``pytest_codesearch.outline``; files of no supported language get lines only.
+    (``outline.py``) instead of parsing it whole: the same answer, cheaper. ``trees`` does the same for
+    the other languages (``sitter.py``: tree-sitter reparses only what changed); without it they are
+    outlined whole (``pytest_codesearch.outline``). Files of no supported language get lines only.
     """
     lines: dict[str, tuple[Span, ...]] = {}
     functions: list[str] = []
@@ -85,7 +88,10 @@ def changed_code(
             unoutlined.append(PurePosixPath(file.path).suffix.lower())
             continue
         started = time.perf_counter()
-        definitions = _definitions(file, old, hunks, outlines)
+        if trees is None or language == "python":
+            definitions = _definitions(file, old, hunks, outlines)
+        else:
+            definitions = trees.definitions(file.path, language, (file.old_id, file.new_id), hunks, found)
         seconds[language] = seconds.get(language, 0.0) + time.perf_counter() - started
         outlined[language] = outlined.get(language, 0) + 1
         entities = entities_in_spans(file.path, definitions, found)

@@ -56,11 +56,16 @@ def outline(path: str, source: str | bytes) -> FileOutline:
     if language is None:
         return FileOutline(None)
     data = source.encode("utf-8", errors="surrogateescape") if isinstance(source, str) else source
-    return _outline(language, data)
+    return _outline(language, data, path.lower().endswith(".h"))
+
+
+def maybe_cpp(data: bytes) -> bool:
+    """Return whether a header C cannot parse may be C++: it has a word only C++ gives a meaning."""
+    return any(word in data for word in (b"class ", b"namespace ", b"template", b"::", b"public:"))
 
 
 @lru_cache(maxsize=512)
-def _outline(language: str, data: bytes) -> FileOutline:
+def _outline(language: str, data: bytes, header: bool = False) -> FileOutline:
     """Return the outline of ``data`` read as ``language`` (cached: unchanged files recur across commits)."""
     if language == "python":
         exact = python_definitions(data)
@@ -69,7 +74,7 @@ def _outline(language: str, data: bytes) -> FileOutline:
     definitions, note = _GRAMMARS[language].outline(data)
     if language == "python" and note is None:  # Python 2, say: tree-sitter's grammar still reads it
         note = "does not parse with Python's ast: definitions are those tree-sitter finds"
-    if note is not None and language == "c":  # a header may be C++: take that reading if it parses whole
+    if note is not None and header and maybe_cpp(data):  # a header may be C++: take that reading if it parses
         cpp, cpp_note = CPP.outline(data)
         if cpp_note is None:
             return FileOutline("cpp", cpp)
@@ -81,4 +86,6 @@ def grammar(language: str) -> Grammar:
     return _GRAMMARS[language]
 
 
-__all__ = ["CLASS", "FUNCTION", "LANGUAGES", "Definition", "FileOutline", "grammar", "language_of", "outline"]
+__all__ = [
+    "CLASS", "FUNCTION", "LANGUAGES", "Definition", "FileOutline", "grammar", "language_of", "maybe_cpp", "outline",
+]  # fmt: skip

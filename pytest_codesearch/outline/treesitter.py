@@ -15,12 +15,12 @@ ranges, so outlining costs about what parsing does. Rules shared by every langua
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import NamedTuple
 
-from tree_sitter import Language, Node, Parser, Query, QueryCursor
+from tree_sitter import Language, Node, Parser, Query, QueryCursor, Tree
 
 from .model import Definition
 
@@ -77,14 +77,31 @@ class Grammar:
         return Query(self.language, self.query)
 
     @cached_property
-    def _errors(self) -> Query:
-        return Query(self.language, "(ERROR) @error (MISSING) @error")
+    def _parser(self) -> Parser:
+        return Parser(self.language)
 
     def outline(self, source: bytes) -> tuple[tuple[Definition, ...], str | None]:
         """Return the definitions of ``source`` in source order, and a note when it did not parse whole."""
-        tree = Parser(self.language).parse(source)
-        captured = QueryCursor(self._query).captures(tree.root_node)
-        nodes = {node.id: (node, kind) for kind in KINDS for node in captured.get(kind, ())}
+        return self.definitions(self.parse(source))
+
+    def parse(self, source: bytes, old: Tree | None = None) -> Tree:
+        """Return the syntax tree of ``source``; from ``old`` (already edited to match) when given."""
+        return self._parser.parse(source) if old is None else self._parser.parse(source, old)
+
+    def definitions(
+        self, tree: Tree, ranges: Sequence[tuple[int, int]] | None = None
+    ) -> tuple[tuple[Definition, ...], str | None]:
+        """Return the definitions of ``tree`` and a note when it did not parse whole (see ``outline``).
+
+        With ``ranges`` (``(first byte, past byte)`` pairs), only the definitions that intersect one of
+        them, which include every definition around them: what naming them needs.
+        """
+        cursor = QueryCursor(self._query)
+        nodes: dict[int, tuple[Node, str]] = {}
+        for start, past in [(0, tree.root_node.end_byte)] if ranges is None else ranges:
+            cursor.set_byte_range(start, past)
+            captured = cursor.captures(tree.root_node)
+            nodes.update((node.id, (node, kind)) for kind in KINDS for node in captured.get(kind, ()))
         ordered = sorted(nodes.values(), key=lambda item: (item[0].start_byte, -item[0].end_byte))
         definitions = tuple(self._nest(ordered))
         return definitions, self._note(tree.root_node) if tree.root_node.has_error else None
@@ -117,9 +134,20 @@ class Grammar:
         return Definition(name, start.row + 1, last, kind == "function", top_level, start.column, in_function)
 
     def _note(self, root: Node) -> str:
-        errors = QueryCursor(self._errors).captures(root).get("error", [])
-        where = f" from line {min(node.start_point.row for node in errors) + 1}" if errors else ""
-        return f"does not parse as {self.name}{where}: definitions are those tree-sitter recovers"
+        return f"does not parse as {self.name} from line {first_error(root)}: definitions are those tree-sitter recovers"
+
+
+def first_error(node: Node) -> int:
+    """Return the line (1-based) of the first error or missing node under ``node``, which has one.
+
+    Descends through the first child that has an error: a few nodes per level, never the whole tree.
+    """
+    while not (node.is_error or node.is_missing):
+        child = next((c for c in node.children if c.has_error or c.is_missing), None)
+        if child is None:
+            break
+        node = child
+    return node.start_point.row + 1
 
 
 class _Open(NamedTuple):
