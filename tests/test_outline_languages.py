@@ -15,7 +15,7 @@ from language_samples import SAMPLES, Sample
 from pytest_codesearch.goldset.patch import parse_patch
 from pytest_codesearch.goldset.truth import truth_from_patch
 from pytest_codesearch.mining.filters import FilterConfig
-from pytest_codesearch.mining.generate import format_stats, generate_goldset
+from pytest_codesearch.mining.generate import MiningStats, format_stats, generate_goldset
 from pytest_codesearch.outline import language_of
 
 MESSAGE = "Fix the cart totals and the value formatting that receipts print for every order"
@@ -76,3 +76,13 @@ def test_the_mining_summary_counts_files_without_outline_by_extension(tmp_path: 
     assert [line.split("  ")[1].strip() for line in lines if "no outline" in line] == [
         "no functions (no outline): no extension files", "no functions (no outline): .kt files"
     ]
+
+
+def test_the_summary_names_the_eight_most_frequent_extensions_and_sums_the_rest(tmp_path: Path) -> None:
+    unoutlined = {f".e{n}": 20 - n for n in range(11)}
+    stats = MiningStats(1, 1, {}, {}, 1.0, tmp_path / "m.jsonl", "0" * 40, unoutlined_files=unoutlined)
+    rows = [line.split("  ")[1].strip() for line in format_stats(stats).splitlines() if "no outline" in line]
+    assert rows == [f"no functions (no outline): .e{n} files" for n in range(8)] + [
+        "no functions (no outline): 3 other extensions"
+    ]
+    assert format_stats(stats).splitlines()[-1].endswith(f"{12 + 11 + 10}")

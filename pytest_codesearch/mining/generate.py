@@ -40,6 +40,10 @@ __all__ = [
 ]
 
 
+SHOWN_EXTENSIONS = 8
+"""Extensions without outline the summary names (the most frequent); the rest share one row."""
+
+
 @dataclass(frozen=True)
 class MiningStats:
     """What a mining run did: commits examined, cases kept, and counts by reason."""
@@ -219,8 +223,12 @@ def format_stats(stats: MiningStats) -> str:
     rows += [(label, count) for label, count in extras if count]
     rows += [(f"functions from {language} files ({stats.outline_s.get(language, 0.0):.2f} s)", count)
              for language, count in stats.outlined_files.items()]  # fmt: skip
+    extensions = list(stats.unoutlined_files.items())
     rows += [(f"no functions (no outline): {extension or 'no extension'} files", count)
-             for extension, count in stats.unoutlined_files.items()]  # fmt: skip
+             for extension, count in extensions[:SHOWN_EXTENSIONS]]  # fmt: skip
+    if len(extensions) > SHOWN_EXTENSIONS:
+        others = extensions[SHOWN_EXTENSIONS:]
+        rows.append((f"no functions (no outline): {len(others)} other extensions", sum(n for _, n in others)))
     width = max(len(label) for label, _ in rows)
     digits = max(len(f"{count:,}") for _, count in rows)
     rate = stats.walked / stats.elapsed_s if stats.elapsed_s > 0 else 0.0

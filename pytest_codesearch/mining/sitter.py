@@ -12,9 +12,9 @@ Python files are not handled here: ``outline.py`` derives them from the child's 
 
 from __future__ import annotations
 
-import re
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from itertools import accumulate
 from typing import NamedTuple
 
 from tree_sitter import Point, Tree
@@ -22,8 +22,6 @@ from tree_sitter import Point, Tree
 from pytest_codesearch.mining.outline import Hunk
 from pytest_codesearch.outline import grammar, maybe_cpp, outline
 from pytest_codesearch.outline.model import Definition
-
-_NEWLINE = re.compile(b"\n")
 
 
 class _Kept(NamedTuple):
@@ -82,9 +80,10 @@ class TreeOutlines:
 
 def line_offsets(data: bytes) -> list[int]:
     """Return the byte offset where each line of ``data`` starts, then the length of ``data``."""
-    offsets = [0, *(match.end() for match in _NEWLINE.finditer(data))]
-    if offsets[-1] != len(data):
-        offsets.append(len(data))
+    offsets = [0, *accumulate(len(line) + 1 for line in data.split(b"\n"))]
+    offsets[-1] = len(data)  # the last piece has no newline after it
+    if not data or data.endswith(b"\n"):
+        offsets.pop()  # that piece is empty: no line starts there
     return offsets
 
 
