@@ -23,6 +23,14 @@ def test_entity_paths_are_cleaned_like_file_paths() -> None:
     assert dropped == ["/elsewhere/src/app.py:other", "gone.py:f", "no_path_at_all", "src/app.py:"]
 
 
+def test_names_with_colons_keep_them_and_their_path() -> None:
+    files = frozenset({"src/cart.cpp", "src/lib.rs"})
+    raw = ["src/cart.cpp:shop::Cart::add", "/snap/t1/src/lib.rs:store::Cart.add", "src/cart.cpp::f", "x::y"]
+    kept, dropped = normalize_entities(raw, Path("/snap/t1"), files)
+    assert kept == ["src/cart.cpp:shop::Cart::add", "src/lib.rs:store::Cart.add", "src/cart.cpp::f"]
+    assert dropped == ["x::y"]
+
+
 AGENT = """
 import os
 import pytest_codesearch as pcs

@@ -74,11 +74,14 @@ def test_bytes_are_parsed_like_text() -> None:
     assert changed_entities("pkg/m.py", SOURCE.encode(), [28]) == expected
 
 
-@pytest.mark.parametrize(
-    "source", ["def broken(:\n    pass\n", b"\xff\xfe\x00binary", "int main() { return 0; }\n", "x = 1\0\n"]
-)
+@pytest.mark.parametrize("source", [b"\xff\xfe\x00binary", "int main() { return 0; }\n", "x = 1\0\n"])
 def test_unparseable_sources_give_no_entities(source: str | bytes) -> None:
     assert changed_entities("m.py", source, [1]) == Entities((), ())
+
+
+def test_a_python_file_ast_cannot_parse_gets_what_tree_sitter_recovers() -> None:
+    source = "def broken(:\n    pass\n\n\ndef fine():\n    return 1\n"
+    assert changed_entities("m.py", source, [2, 6]) == Entities(("m.py:broken", "m.py:fine"), ("m.py:broken", "m.py:fine"))
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ from pytest_codesearch.goldset.validate import (
     ERROR,
     WARNING,
     Problem,
-    defines_python_symbol,
+    defines_symbol,
     format_table,
     goldset_files,
     line_count,
@@ -94,14 +94,35 @@ def test_a_start_below_one_is_reported_as_the_reader_gives_it(project: tuple[Pat
 
 def test_undefined_symbols_are_errors(project: tuple[Path, str]) -> None:
     python = {"path": "src/app.py", "symbols": ["Shop.pay", "Shop.helper", "Shop.checkout"]}
-    other = {"path": "src/main.c", "symbols": ["main.c:run_main", "stop_main"]}
-    assert _validate(project, _case(ground_truth_files=[python, other])) == [
+    c_file = {"path": "src/main.c", "symbols": ["main.c:run_main", "stop_main"]}
+    text = {"path": "README", "symbols": ["hi", "bye"]}  # no outline: the name must occur in the file
+    assert _validate(project, _case(ground_truth_files=[python, c_file, text])) == [
         Problem("gold.jsonl", 2, "c1", "ground_truth_files[0].symbols[0]",
                 "'Shop.pay' is not a function, class or method defined in 'src/app.py'"),
         Problem("gold.jsonl", 2, "c1", "ground_truth_files[0].symbols[1]",
                 "'Shop.helper' is not a function, class or method defined in 'src/app.py'"),
-        Problem("gold.jsonl", 2, "c1", "ground_truth_files[1].symbols[1]", "'stop_main' does not occur in 'src/main.c'"),
+        Problem("gold.jsonl", 2, "c1", "ground_truth_files[1].symbols[1]",
+                "'stop_main' is not a function, class or method defined in 'src/main.c'"),
+        Problem("gold.jsonl", 2, "c1", "ground_truth_files[2].symbols[1]", "'bye' does not occur in 'README'"),
     ]
+
+
+def test_functions_and_modules_must_be_defined_at_the_base(project: tuple[Path, str]) -> None:
+    functions = ["src/app.py:Shop.checkout", "src/main.c:run_main", "src/main.c:stop_main", "src/gone.go:Run",
+                 "README:anything"]  # fmt: skip
+    modules = ["src/app.py:Shop", "src/app.py:Cart"]
+    assert _validate(project, _case(ground_truth_functions=functions, ground_truth_modules=modules)) == [
+        Problem("gold.jsonl", 2, "c1", "ground_truth_functions[2]",
+                "'stop_main' is not a function, class or method defined in 'src/main.c' at the base"),
+        Problem("gold.jsonl", 2, "c1", "ground_truth_functions[3]",
+                f"'src/gone.go' is not in tree {_tree(project)}"),
+        Problem("gold.jsonl", 2, "c1", "ground_truth_modules[1]",
+                "'Cart' is not a function, class or method defined in 'src/app.py' at the base"),
+    ]
+
+
+def _tree(project: tuple[Path, str]) -> str:
+    return str(__import__("pygit2").Repository(str(project[0]))[project[1]].tree_id)[:10]
 
 
 def test_a_duplicate_id_is_reported_at_its_second_line(project: tuple[Path, str]) -> None:
@@ -183,8 +204,8 @@ def test_line_count(data: bytes, count: int) -> None:
 def test_python_symbols_match_by_qualified_name_suffix() -> None:
     data = APP.encode()
     names = ("Shop", "app.Shop.checkout", "src.app.helper", "x.py:helper", "hop.checkout", "other.helper", "Shop.helper")
-    assert [defines_python_symbol("src/app.py", data, s) for s in names] == [True, True, True, True, False, False, False]
-    assert not defines_python_symbol("a.py", b"def (", "anything")
+    assert [defines_symbol("src/app.py", data, s) for s in names] == [True, True, True, True, False, False, False]
+    assert not defines_symbol("a.py", b"def (", "anything")
 
 
 def test_a_file_name_inside_a_longer_word_is_no_leak() -> None:

@@ -188,3 +188,8 @@ def test_the_worked_example_of_docs_metrics() -> None:
     assert scores["line_precision"] == 1 / 3
     assert scores["function_hit_rate"] == 1.0
     assert round(scores["quality_score"], 4) == 0.6
+
+
+def test_functions_of_other_languages_come_from_their_outline() -> None:
+    go = "package p\n\nfunc A() {\n\tx := 1\n\t_ = x\n}\n\nvar y = 2\n\nfunc B() {}\n"
+    assert function_units("p.go", [(4, 5), (8, 8), (10, 10)], go) == [[(3, 6)], [(10, 10)], [(8, 8)]]

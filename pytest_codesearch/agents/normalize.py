@@ -73,13 +73,28 @@ def normalize_entities(
     kept: dict[str, None] = {}
     dropped: list[str] = []
     for entry in raw:
-        path, colon, name = entry.rpartition(":")
-        found = _locate(path, roots, files, frozenset()) if colon and name.strip() else None
-        if found is None:
+        located = _entity_path(entry, roots, files)
+        if located is None:
             dropped.append(entry)
         else:
-            kept.setdefault(f"{found}:{name.strip()}", None)
+            kept.setdefault(f"{located[0]}:{located[1]}", None)
     return list(kept), dropped
+
+
+def _entity_path(entry: str, roots: tuple[str, ...], files: AbstractSet[str]) -> tuple[str, str] | None:
+    """Return the snapshot path and the name of ``path:Qualified.name``, or None.
+
+    The path ends at the first colon after which a file of the snapshot is named: C++ and Rust names
+    hold colons (``a.cpp:ns::f``), and so do Windows paths (``C:/repo/a.py:f``).
+    """
+    at = entry.find(":")
+    while at >= 0:
+        name = entry[at + 1 :].strip()
+        found = _locate(entry[:at], roots, files, frozenset()) if name else None
+        if found is not None:
+            return found, name
+        at = entry.find(":", at + 1)
+    return None
 
 
 def _locate(entry: str, roots: tuple[str, ...], files: AbstractSet[str], directories: AbstractSet[str]) -> str | None:

@@ -1,4 +1,8 @@
-"""Which functions, methods and top-level definitions of a Python file contain given lines.
+"""Which functions, methods and top-level definitions of a source file contain given lines.
+
+The definitions come from ``pytest_codesearch.outline`` (Python's ``ast``, tree-sitter for C, C++,
+JavaScript, TypeScript, Java, C#, Go, Rust, Ruby and PHP), each language named by its own nesting; the
+rules below are Python's, and every language follows them with its own definitions.
 
 Names follow the form LocAgent, SweRank and Agentless use: ``path.py:Class.method`` for a function or
 method (enclosing classes and functions joined with dots), ``path.py:Name`` for a top-level class or
@@ -14,23 +18,26 @@ extend when they follow its last line, indented deeper than its ``def``, with on
 
 from __future__ import annotations
 
-import ast
-import warnings
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
-from ..gcpause import paused_gc
+from ..outline import outline
+from ..outline.model import Definition
+from ..outline.python import definition_spans, member_definitions, module_definitions, parse_module
 from .patch import Insertion
 
-_Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
-_BLOCKS: tuple[type[ast.stmt], ...] = tuple(
-    getattr(ast, name)
-    for name in ("If", "For", "AsyncFor", "While", "With", "AsyncWith", "Try", "TryStar", "Match")
-    if hasattr(ast, name)
-)
-"""Statements whose blocks hold statements of the same level (a definition's body is a level deeper)."""
+__all__ = [
+    "Definition",
+    "Entities",
+    "changed_entities",
+    "definition_spans",
+    "entities_in_spans",
+    "member_definitions",
+    "module_definitions",
+    "parse_module",
+]
+"""Where definitions come from is ``pytest_codesearch/outline/``; its Python names stay importable here."""
 
 
 @dataclass(frozen=True)
@@ -43,37 +50,22 @@ class Entities:
     """``path.py:Name`` for every top-level class or function containing a line."""
 
 
-@dataclass(frozen=True, slots=True)
-class Definition:
-    """A function or class: its dotted name within the file and its lines, decorators included."""
-
-    qualname: str
-    start: int
-    end: int
-    is_function: bool
-    """False for a class."""
-    top_level: bool
-    column: int = 0
-    """Columns of indentation of its ``def`` or ``class`` line."""
-    in_function: bool = False
-    """True when it is defined inside a function (so it is no function-level entity of its own)."""
-
-
 def changed_entities(
     path: str, source: str | bytes, lines: Iterable[int], insertions: Iterable[Insertion] = ()
 ) -> Entities:
     """Return the functions and top-level definitions of ``source`` (the file at ``path``) containing ``lines``
     or the ``insertions`` (see the module docstring).
 
-    ``lines`` are 1-based line numbers of ``source``. A file that does not parse as Python (a syntax error,
-    another language, bytes that are not text) gives no entities rather than an error.
+    ``lines`` are 1-based line numbers of ``source``. A file of no supported language gives no entities;
+    one that does not parse gives those of the definitions tree-sitter recovers, never an error.
     """
     wanted = sorted(set(lines))
     inserted = list(insertions)
     if not wanted and not inserted:
         return Entities((), ())
     blank = _blank_lines(source) if inserted else frozenset()
-    held = (d for d in definition_spans(source) if _contains_any(d, wanted) or _holds_any(d, inserted, blank))
+    definitions = outline(path, source).definitions
+    held = (d for d in definitions if _contains_any(d, wanted) or _holds_any(d, inserted, blank))
     return _named(path, held)
 
 
@@ -105,67 +97,7 @@ def _named(path: str, held: Iterable[Definition]) -> Entities:
             functions.append(f"{path}:{span.qualname}")
         if span.top_level:
             modules.append(f"{path}:{span.qualname}")
-    return Entities(tuple(functions), tuple(modules))
-
-
-@lru_cache(maxsize=512)
-def definition_spans(source: str | bytes) -> tuple[Definition, ...]:
-    """Return every function and class of ``source`` with its lines, in source order; () if it does not parse.
-
-    Cached by content: the instances of one benchmark read the same unchanged files at many commits,
-    and parsing is nearly all the cost of deriving their ground truth.
-    """
-    with paused_gc():
-        tree = parse_module(source)
-        return () if tree is None else module_definitions(tree)
-
-
-def module_definitions(tree: ast.Module) -> tuple[Definition, ...]:
-    """Return every function and class of a parsed module with its lines, in source order."""
-    return tuple(_definitions(tree.body, "", False))
-
-
-def member_definitions(body: list[ast.stmt], prefix: str) -> tuple[Definition, ...]:
-    """Return the functions and classes in a class body as ``module_definitions`` names them (``prefix``:
-    the class's qualified name and a dot), for a top-level class."""
-    return tuple(_definitions(body, prefix, False))
-
-
-def parse_module(source: str | bytes) -> ast.Module | None:
-    """Return the syntax tree of ``source``, or None when it does not parse as Python."""
-    try:
-        with warnings.catch_warnings():  # invalid escape sequences in old code are not our concern
-            warnings.simplefilter("ignore")
-            return ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):  # null bytes; nesting too deep to parse
-        return None
-
-
-def _definitions(body: list[ast.stmt], prefix: str, in_function: bool) -> Iterator[Definition]:
-    """Yield every function and class under ``body`` in source order, nested ones after their parent."""
-    for node in _nested_statements(body):
-        if not isinstance(node, _Definition):
-            continue
-        qualname = f"{prefix}{node.name}"
-        start = min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)])
-        end = node.end_lineno if node.end_lineno is not None else node.lineno
-        is_function = not isinstance(node, ast.ClassDef)
-        yield Definition(qualname, start, end, is_function, prefix == "", node.col_offset, in_function)
-        yield from _definitions(node.body, f"{qualname}.", in_function or is_function)
-
-
-def _nested_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """Yield the statements of ``body`` and those inside its if/try/with/for/while blocks (not definitions')."""
-    for node in body:
-        yield node
-        if not isinstance(node, _BLOCKS):
-            continue  # definitions and simple statements hold no statement of this level
-        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
-            for child in getattr(node, name, ()):
-                if isinstance(child, (ast.ExceptHandler, ast.match_case)):
-                    yield from _nested_statements(child.body)
-                elif isinstance(child, ast.stmt):
-                    yield from _nested_statements([child])
+    return Entities(tuple(dict.fromkeys(functions)), tuple(dict.fromkeys(modules)))  # Rust: impl blocks repeat
 
 
 def _contains_any(span: Definition, wanted: list[int]) -> bool:

@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from ..outline import language_of
 from .align import Placed, base_lines, hunk_offsets, place
 from .entities import changed_entities
 from .patch import FileChange, ParsedPatch, Span
 
 PYTHON_SUFFIXES = (".py", ".pyi")
-"""Files parsed with ``ast`` for functions and modules; others get file and line level only."""
+"""Python files (functions and modules of every supported language come from ``pytest_codesearch.outline``)."""
 
 Reader = Callable[[str], bytes | None]
 """Returns a file's bytes at the base, or None when the base has no such file (a snapshot reader's ``read``)."""
@@ -27,9 +28,10 @@ class PatchTruth:
     lines: dict[str, tuple[Span, ...]]
     """Old-side spans of each file that has any."""
     functions: tuple[str, ...]
-    """``path.py:Class.method`` of every function or method containing a changed old-side line."""
+    """``path:Class.method`` of every function or method containing a changed old-side line (any language
+    ``pytest_codesearch.outline`` reads; other files stay at file and line level)."""
     modules: tuple[str, ...]
-    """``path.py:Name`` of every top-level class or function containing one."""
+    """``path:Name`` of every top-level class or function containing one."""
     missing: tuple[str, ...]
     """Files the patch changes that the base does not have (the patch does not fit this base)."""
     misfits: tuple[str, ...] = ()
@@ -59,7 +61,7 @@ def truth_from_patch(patch: ParsedPatch, read: Reader) -> PatchTruth:
             misfits.append(misfit)
         if placed.lines:
             lines[path] = placed.lines
-        if path.endswith(PYTHON_SUFFIXES) and path in lines:
+        if path in lines and language_of(path) is not None:
             entities = changed_entities(path, data, placed.removed, placed.insertions)
             functions.extend(entities.functions)
             modules.extend(entities.modules)

@@ -7,8 +7,9 @@
 
 Checks, per case: the case loads (broken entries are reported as the reader gives them, duplicate ids
 included); its repository and ``base_commit`` resolve to a snapshot; every ground-truth file is in the
-snapshot's tree; every line range lies inside its file; every symbol is defined in its file; the query
-does not name its answer (a warning: ``goldset/leaks.py``). Files are read
+snapshot's tree; every line range lies inside its file; every symbol is defined in its file; every
+function and module (``path:Qualified.name``) of a file in a language ``pytest_codesearch.outline`` reads
+is defined in that file at the base; the query does not name its answer (a warning: ``goldset/leaks.py``). Files are read
 through ``Snapshot.read``: the object database for a commit, never whatever is checked out.
 """
 
@@ -20,10 +21,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
 from pytest_codesearch.goldset import formats
-from pytest_codesearch.goldset.entities import definition_spans
 from pytest_codesearch.goldset.formats import ReadOptions
 from pytest_codesearch.goldset.leaks import find_leak
 from pytest_codesearch.goldset.model import GroundTruthFile, TestCase
+from pytest_codesearch.outline import language_of, outline
 from pytest_codesearch.repo.resolve import Resolved, default_repo, resolve_repo
 from pytest_codesearch.repo.snapshot import Snapshot, SnapshotError, SnapshotStore
 from pytest_codesearch.repo.suggest import missing_path_message
@@ -172,6 +173,8 @@ def _case_problems(case: TestCase, snapshot: Snapshot) -> Iterator[tuple[str, st
             continue
         yield from _line_problems(where, truth, data)
         yield from _symbol_problems(where, truth, data)
+    yield from _entity_problems("ground_truth_functions", case.ground_truth_functions, snapshot)
+    yield from _entity_problems("ground_truth_modules", case.ground_truth_modules, snapshot)
     leak = query_leak(case)
     if leak is not None:
         yield "query", leak, WARNING
@@ -199,13 +202,29 @@ def line_count(data: bytes) -> int:
     return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
 
 
+def _entity_problems(field: str, names: Iterable[str], snapshot: Snapshot) -> Iterator[tuple[str, str, str]]:
+    """Yield a problem for each ``path:Qualified.name`` whose file (in a language with an outline) lacks it."""
+    for index, name in enumerate(names):
+        path, _, qualname = name.partition(":")  # C++ names hold colons too: the path ends at the first
+        if not path or language_of(path) is None:
+            continue  # no outline to check it against: it stays at file level
+        data = snapshot.read(path)
+        if data is None:
+            message = _missing_message(path, snapshot)
+        elif qualname not in {d.qualname for d in outline(path, data).definitions}:
+            message = f"{qualname!r} is not a function, class or method defined in {path!r} at the base"
+        else:
+            continue
+        yield f"{field}[{index}]", message, ERROR
+
+
 def _symbol_problems(where: str, truth: GroundTruthFile, data: bytes) -> Iterator[tuple[str, str, str]]:
     """Yield a problem for each symbol of ``truth`` that ``data`` does not define."""
-    python = truth.path.endswith((".py", ".pyi"))
+    outlined = language_of(truth.path) is not None
     for index, symbol in enumerate(truth.symbols):
-        if python and not defines_python_symbol(truth.path, data, symbol):
+        if outlined and not defines_symbol(truth.path, data, symbol):
             message = f"{symbol!r} is not a function, class or method defined in {truth.path!r}"
-        elif not python and symbol_tail(symbol).encode() not in data:
+        elif not outlined and symbol_tail(symbol).encode() not in data:
             message = f"{symbol_tail(symbol)!r} does not occur in {truth.path!r}"
         else:
             continue
@@ -217,16 +236,17 @@ def symbol_tail(symbol: str) -> str:
     return re.split(r"[.:#/]|::", symbol.strip())[-1]
 
 
-def defines_python_symbol(path: str, data: bytes, symbol: str) -> bool:
+def defines_symbol(path: str, data: bytes, symbol: str) -> bool:
     """Return True when ``data`` (the file at ``path``) defines ``symbol`` as a function, class or method.
 
     ``symbol`` matches a definition's qualified name (``Cart.add`` for ``add`` in ``class Cart``) written
     alone, after a ``path:`` prefix (``pkg/shop.py:Cart.add``), or after the file's dotted module name or
     any tail of it (``pkg.shop.Cart.add``, ``shop.Cart.add``; ``src/pkg/shop.py`` gives ``src.pkg.shop``
-    too). A file that does not parse defines nothing.
+    too). The definitions are the file's outline in its language (``pytest_codesearch.outline``).
     """
-    name = symbol.rsplit(":", 1)[-1].strip() if ":" in symbol else symbol.strip()
-    qualnames = {definition.qualname for definition in definition_spans(data)}
+    head, colon, tail = symbol.strip().partition(":")
+    name = tail.strip() if colon and language_of(head) is not None else symbol.strip()
+    qualnames = {definition.qualname for definition in outline(path, data).definitions}
     if name in qualnames:
         return True
     parts = PurePosixPath(path).with_suffix("").parts
@@ -264,7 +284,7 @@ __all__ = [
     "WARNING",
     "Problem",
     "Validation",
-    "defines_python_symbol",
+    "defines_symbol",
     "format_table",
     "goldset_files",
     "line_count",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -40,6 +40,10 @@ __all__ = [
 ]
 
 
+SHOWN_EXTENSIONS = 8
+"""Extensions without outline the summary names (the most frequent); the rest share one row."""
+
+
 @dataclass(frozen=True)
 class MiningStats:
     """What a mining run did: commits examined, cases kept, and counts by reason."""
@@ -64,6 +68,12 @@ class MiningStats:
     hook_failures: int = 0
     """Queries the transform hook failed to rewrite (the rule-based query was kept)."""
     workers: int = 1
+    outlined_files: dict[str, int] = field(default_factory=dict)
+    """Changed files of kept commits whose functions were found, by language (with lines only)."""
+    outline_s: dict[str, float] = field(default_factory=dict)
+    """Seconds spent finding them, by language (summed over workers)."""
+    unoutlined_files: dict[str, int] = field(default_factory=dict)
+    """Changed files of kept commits of no supported language, by extension (``""``: none)."""
 
 
 def generate_goldset(
@@ -165,6 +175,9 @@ def _stats(counts: Counts, output: Path, head: str, elapsed: float, workers: int
         repaired_messages=counts.repaired_messages,
         hook_failures=counts.hook_failures,
         workers=workers,
+        outlined_files=dict(counts.outlined_files.most_common()),
+        outline_s=dict(counts.outline_s),
+        unoutlined_files=dict(counts.unoutlined_files.most_common()),
     )
 
 
@@ -208,6 +221,14 @@ def format_stats(stats: MiningStats) -> str:
         ("query hook failures (rules query kept)", stats.hook_failures),
     )
     rows += [(label, count) for label, count in extras if count]
+    rows += [(f"functions from {language} files ({stats.outline_s.get(language, 0.0):.2f} s)", count)
+             for language, count in stats.outlined_files.items()]  # fmt: skip
+    extensions = list(stats.unoutlined_files.items())
+    rows += [(f"no functions (no outline): {extension or 'no extension'} files", count)
+             for extension, count in extensions[:SHOWN_EXTENSIONS]]  # fmt: skip
+    if len(extensions) > SHOWN_EXTENSIONS:
+        others = extensions[SHOWN_EXTENSIONS:]
+        rows.append((f"no functions (no outline): {len(others)} other extensions", sum(n for _, n in others)))
     width = max(len(label) for label, _ in rows)
     digits = max(len(f"{count:,}") for _, count in rows)
     rate = stats.walked / stats.elapsed_s if stats.elapsed_s > 0 else 0.0

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +23,7 @@ from pytest_codesearch.mining.filters import FilterConfig
 from pytest_codesearch.mining.files import CommitFiles, FileSorter
 from pytest_codesearch.mining.objects import ObjectReader
 from pytest_codesearch.mining.outline import Outlines
+from pytest_codesearch.mining.sitter import TreeOutlines
 from pytest_codesearch.mining.spans import BlobDiffer, ChangedCode, changed_code
 from pytest_codesearch.mining.query import decode_message, query_from_parts, split_message, word_count
 from pytest_codesearch.mining.treediff import TreeDiffer
@@ -96,6 +97,12 @@ class Counts:
     rename_limit_hits: int = 0
     dropped: Counter[str] = field(default_factory=Counter)
     excluded_files: Counter[str] = field(default_factory=Counter)
+    outlined_files: Counter[str] = field(default_factory=Counter)
+    """Changed files of kept commits whose functions were found, by language."""
+    unoutlined_files: Counter[str] = field(default_factory=Counter)
+    """Changed files of kept commits no outline reads (file and line level only), by extension."""
+    outline_s: dict[str, float] = field(default_factory=dict)
+    """Seconds spent outlining, by language."""
 
     def merge(self, other: Counts) -> None:
         """Add ``other``'s counts to these."""
@@ -103,6 +110,14 @@ class Counts:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.dropped.update(other.dropped)
         self.excluded_files.update(other.excluded_files)
+        self.add_outlines(other.outlined_files, other.unoutlined_files, other.outline_s)
+
+    def add_outlines(self, outlined: Mapping[str, int], unoutlined: Iterable[str], seconds: Mapping[str, float]) -> None:
+        """Count files outlined (by language), files not outlined (by extension) and outlining time."""
+        self.outlined_files.update(outlined)
+        self.unoutlined_files.update(unoutlined)
+        for language, spent in seconds.items():
+            self.outline_s[language] = self.outline_s.get(language, 0.0) + spent
 
 
 def case_key(query: str, ground_truth: tuple[str, ...]) -> int:
@@ -150,6 +165,7 @@ class Miner:
         self.files = FileSorter(repo, config, TreeDiffer(repo, objects), self.counts.excluded_files, objects)
         self.diff = BlobDiffer(repo, self.files.blobs.read)
         self.outlines = Outlines(self.files.blobs.read, self.diff)
+        self.trees = TreeOutlines(self.files.blobs.read, self.diff)
 
     def commits(self, head: pygit2.Commit) -> Iterator[tuple[int, pygit2.Commit]]:
         """Yield (position, commit) for the commits to examine: in the since/until window, at most max_commits."""
@@ -261,9 +277,11 @@ class Miner:
         try:
             if self.files.formatting_only(files):
                 return "whitespace-only"
-            code = changed_code(files.scored, self.files.blobs.read, self.diff, self.outlines) if self.lines else None
+            code = changed_code(files.scored, self.files.blobs.read, self.diff, self.outlines, self.trees) if self.lines else None
         except (KeyError, ValueError, pygit2.GitError):
             return "missing objects"
+        if code is not None:
+            self.counts.add_outlines(code.outlined, code.unoutlined, code.outline_s)
         line = case_fields_line(self.case_fields(mined, query, source, leaky, code))
         return Candidate(line, case_key(query, mined.ground_truth))
 

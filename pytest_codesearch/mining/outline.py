@@ -30,14 +30,10 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from pytest_codesearch.goldset.entities import (
-    Definition,
-    member_definitions,
-    module_definitions,
-    parse_module,
-)
 from pytest_codesearch.gcpause import paused_gc
 from pytest_codesearch.mining.affixes import common_prefix, common_suffix
+from pytest_codesearch.outline.model import Definition
+from pytest_codesearch.outline.python import member_definitions, module_definitions, parse_module
 
 Hunk = tuple[int, int, int, int]
 """``(old start, old count, new start, new count)`` as git numbers a hunk: with a count of 0, the start is

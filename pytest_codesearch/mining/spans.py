@@ -2,26 +2,31 @@
 
 Each ground-truth file is diffed as ``git diff`` would (libgit2's xdiff, Myers with git's default indent
 heuristic): the lines a change removes or modifies count, and a pure insertion marks the old lines on
-either side of it, as ``goldset/patch.py`` reads a unified diff. The definitions of each Python file at
-the parent (``outline.py``, mostly derived from the version seen before) give the functions and top-level
-definitions holding those lines (``goldset/entities.py``). Only
+either side of it, as ``goldset/patch.py`` reads a unified diff. The definitions of each file at the
+parent give the functions and top-level definitions holding those lines (``goldset/entities.py``): for
+Python, mostly derived from the version seen before (``outline.py``); for every other language
+``pytest_codesearch.outline`` reads, from tree-sitter. Only
 kept commits pay for this; the blobs come through the miner's ``BlobReader``, which usually holds them.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 
 import pygit2
 
 from pytest_codesearch.filekinds import looks_binary
-from pytest_codesearch.goldset.entities import entities_in_spans
+from pytest_codesearch.goldset.entities import Definition, entities_in_spans
 from pytest_codesearch.goldset.patch import Span, spans
 from pytest_codesearch.goldset.truth import PYTHON_SUFFIXES
+from pytest_codesearch.outline import language_of, outline
 from pytest_codesearch.mining.affixes import common_prefix, common_suffix
 from pytest_codesearch.mining.files import ScoredFile
 from pytest_codesearch.mining.outline import Hunk, Outlines
+from pytest_codesearch.mining.sitter import TreeOutlines
 
 _FLAGS = pygit2.enums.DiffOption.INDENT_HEURISTIC
 """git's default since 2.14 (``diff.indentHeuristic``): where an ambiguous hunk goes."""
@@ -37,9 +42,15 @@ class ChangedCode:
     lines: dict[str, tuple[Span, ...]]
     """Old-side spans of each file that has any (a file only renamed or re-moded has none)."""
     functions: tuple[str, ...]
-    """``path.py:Class.method`` of every function or method holding a changed old-side line."""
+    """``path:Class.method`` of every function or method holding a changed old-side line."""
     modules: tuple[str, ...]
-    """``path.py:Name`` of every top-level class or function holding one."""
+    """``path:Name`` of every top-level class or function holding one."""
+    outline_s: dict[str, float] = field(default_factory=dict)
+    """Seconds spent outlining files, by language (``python``, ``c``, ...)."""
+    outlined: dict[str, int] = field(default_factory=dict)
+    """Files outlined, by language."""
+    unoutlined: tuple[str, ...] = ()
+    """The extension (``.md``; ``""`` for none) of each changed file no outline reads."""
 
 
 def changed_code(
@@ -47,16 +58,22 @@ def changed_code(
     read: Callable[[bytes], bytes],
     diff: Callable[[bytes, bytes | None], list[Hunk]],
     outlines: Outlines,
+    trees: TreeOutlines | None = None,
 ) -> ChangedCode:
     """Return the lines, functions and modules that ``files`` change; ``read`` returns a blob's content.
 
     ``diff`` returns the hunks between two blobs given by id (``BlobDiffer``). ``outlines``, kept from one
     call to the next, derives the definitions of each Python file from those of the version seen before
-    (``outline.py``) instead of parsing it whole: the same answer, cheaper.
+    (``outline.py``) instead of parsing it whole: the same answer, cheaper. ``trees`` does the same for
+    the other languages (``sitter.py``: tree-sitter reparses only what changed); without it they are
+    outlined whole (``pytest_codesearch.outline``). Files of no supported language get lines only.
     """
     lines: dict[str, tuple[Span, ...]] = {}
     functions: list[str] = []
     modules: list[str] = []
+    seconds: dict[str, float] = {}
+    outlined: dict[str, int] = {}
+    unoutlined: list[str] = []
     for file in files:
         if file.old_id == file.new_id:
             continue  # a mode change, or a rename without edits: no line changed
@@ -66,13 +83,30 @@ def changed_code(
         if not found:
             continue
         lines[file.path] = found
-        if not file.path.endswith(PYTHON_SUFFIXES):
+        language = language_of(file.path)
+        if language is None:
+            unoutlined.append(PurePosixPath(file.path).suffix.lower())
             continue
-        outline = outlines.outline(file.path, file.old_id, file.new_id, hunks)
-        entities = entities_in_spans(file.path, () if outline is None else outline.definitions, found)
+        started = time.perf_counter()
+        if trees is None or language == "python":
+            definitions = _definitions(file, old, hunks, outlines)
+        else:
+            definitions = trees.definitions(file.path, language, (file.old_id, file.new_id), hunks, found)
+        seconds[language] = seconds.get(language, 0.0) + time.perf_counter() - started
+        outlined[language] = outlined.get(language, 0) + 1
+        entities = entities_in_spans(file.path, definitions, found)
         functions.extend(entities.functions)
         modules.extend(entities.modules)
-    return ChangedCode(lines, tuple(functions), tuple(modules))
+    return ChangedCode(lines, tuple(functions), tuple(modules), seconds, outlined, tuple(unoutlined))
+
+
+def _definitions(file: ScoredFile, old: bytes, hunks: list[Hunk], outlines: Outlines) -> tuple[Definition, ...]:
+    """Return the definitions of the file's parent version: Python's derived when it parses, else outlined."""
+    if file.path.endswith(PYTHON_SUFFIXES):
+        derived = outlines.outline(file.path, file.old_id, file.new_id, hunks)
+        if derived is not None:
+            return derived.definitions
+    return outline(file.path, old).definitions
 
 
 class BlobDiffer:

@@ -8,22 +8,19 @@ costs no more than one of ten.
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Iterable, Mapping, Sequence
-from functools import lru_cache
 from pathlib import Path
 
 from pytest_codesearch.agents.contract import Span
 from pytest_codesearch.agents.normalize import normalize_paths
 from pytest_codesearch.goldset.model import TestCase
+from pytest_codesearch.outline import outline
 from pytest_codesearch.scoring.source import SourceReader
 
 LINE_METRICS = ("line_coverage", "line_precision", "function_hit_rate", "quality_score")
 """The metrics of a case whose ground truth gives lines, in report order."""
 QUALITY_WEIGHTS = (0.4, 0.4, 0.2)
 """Weights of file recall, line precision and function hit rate in ``quality_score``."""
-PYTHON_SUFFIXES = (".py", ".pyi")
-"""Files whose functions are found with Python's ``ast``; other files use the range fallback."""
 
 Interval = tuple[int, int]
 
@@ -114,13 +111,13 @@ def score_lines(
 def function_units(path: str, lines: Sequence[Interval], text: str | None) -> list[list[Interval]]:
     """Return the ground-truth "functions" of one file, each as the merged intervals it spans.
 
-    ``lines`` are the file's merged ground-truth ranges. In a Python file that parses, a range
-    contributes the innermost ``def`` or ``async def`` around each of its lines (decorators
-    included), each function once per file and spanning its whole definition; a range with no
-    line inside any function (module or class level) is a unit of its own. Any other file, or a
-    Python file that cannot be read or parsed, falls back to one unit per range.
+    ``lines`` are the file's merged ground-truth ranges. In a file of a language
+    ``pytest_codesearch.outline`` reads, a range contributes the innermost function around each of
+    its lines (decorators included), each function once per file and spanning its whole definition; a
+    range with no line inside any function (module or class level) is a unit of its own. Any other
+    file, or a file that cannot be read, falls back to one unit per range.
     """
-    extents = _function_extents(text) if text is not None and path.endswith(PYTHON_SUFFIXES) else None
+    extents = _function_extents(path, text) if text is not None else None
     if extents is None:
         return [[interval] for interval in lines]
     owners = _owners(extents)
@@ -136,21 +133,16 @@ def function_units(path: str, lines: Sequence[Interval], text: str | None) -> li
     return [[extents[index]] for index in found] + loose
 
 
-@lru_cache(maxsize=256)
-def _function_extents(text: str) -> tuple[Interval, ...] | None:
-    """Return the (first line, last line) of every function in Python ``text``, outer before inner.
+def _function_extents(path: str, text: str) -> tuple[Interval, ...] | None:
+    """Return the (first line, last line) of every function of ``text`` (the file at ``path``), outer before
+    inner; None for a file of no supported language (``pytest_codesearch.outline``).
 
-    None when the text does not parse. The first line is that of the first decorator, if any.
+    The first line is that of the first decorator or template header, if any.
     """
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError):  # RecursionError: absurdly deep nesting
+    found = outline(path, text)
+    if found.language is None:
         return None
-    extents = [
-        (min([node.lineno, *(d.lineno for d in node.decorator_list)]), node.end_lineno or node.lineno)
-        for node in ast.walk(tree)
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-    ]
+    extents = [(d.start, d.end) for d in found.definitions if d.is_function]
     return tuple(sorted(extents, key=lambda extent: (extent[0], -extent[1])))
 
 

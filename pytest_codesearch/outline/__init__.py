@@ -1,0 +1,91 @@
+"""The definitions of a source file in any supported language: one interface, one module per family.
+
+::
+
+    found = outline("src/cart.go", data)
+    [(d.kind, d.qualname, d.start, d.end) for d in found.definitions]   # [("function", "Cart.Add", 12, 20)]
+
+Files are told apart by extension (``LANGUAGES``). Python is read with ``ast`` (``python.py``), exact and
+fast; every other language with a tree-sitter grammar installed as a wheel (``treesitter.py``). A file
+that does not parse whole gets what tree-sitter recovers, with a note; a file of an unsupported
+extension gets no definitions (it stays at file and line level), never an error. Naming rules per
+language: ``docs/goldset-format.md``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import PurePosixPath
+
+from .clike import C, CPP
+from .dynamic import PHP, PYTHON, RUBY
+from .managed import CSHARP, JAVA
+from .model import CLASS, FUNCTION, Definition, FileOutline
+from .python import python_definitions
+from .script import JAVASCRIPT, TSX, TYPESCRIPT
+from .systems import GO, RUST
+from .treesitter import Grammar
+
+_GRAMMARS = {g.name: g for g in (C, CPP, JAVASCRIPT, TYPESCRIPT, TSX, JAVA, CSHARP, GO, RUST, RUBY, PHP, PYTHON)}
+
+LANGUAGES: dict[str, str] = {
+    **dict.fromkeys((".py", ".pyi"), "python"),
+    **dict.fromkeys((".c", ".h"), "c"),
+    **dict.fromkeys((".cc", ".cpp", ".cxx", ".c++", ".hh", ".hpp", ".hxx", ".h++", ".ipp", ".inl"), "cpp"),
+    **dict.fromkeys((".js", ".mjs", ".cjs", ".jsx"), "javascript"),
+    **dict.fromkeys((".ts", ".mts", ".cts"), "typescript"),
+    ".tsx": "tsx",
+    ".java": "java",
+    ".cs": "csharp",
+    ".go": "go",
+    ".rs": "rust",
+    **dict.fromkeys((".rb", ".rake"), "ruby"),
+    ".php": "php",
+}
+"""The language of each supported extension (lower case). A ``.h`` file that is not C is read as C++."""
+
+
+def language_of(path: str) -> str | None:
+    """Return the language ``outline`` reads the file at ``path`` as, or None when it has no outline."""
+    return LANGUAGES.get(PurePosixPath(path).suffix.lower())
+
+
+def outline(path: str, source: str | bytes) -> FileOutline:
+    """Return the definitions of ``source``, the content of the file at ``path``, by its extension."""
+    language = language_of(path)
+    if language is None:
+        return FileOutline(None)
+    data = source.encode("utf-8", errors="surrogateescape") if isinstance(source, str) else source
+    return _outline(language, data, path.lower().endswith(".h"))
+
+
+def maybe_cpp(data: bytes) -> bool:
+    """Return whether a header C cannot parse may be C++: it has a word only C++ gives a meaning."""
+    return any(word in data for word in (b"class ", b"namespace ", b"template", b"::", b"public:"))
+
+
+@lru_cache(maxsize=512)
+def _outline(language: str, data: bytes, header: bool = False) -> FileOutline:
+    """Return the outline of ``data`` read as ``language`` (cached: unchanged files recur across commits)."""
+    if language == "python":
+        exact = python_definitions(data)
+        if exact is not None:
+            return FileOutline(language, exact)
+    definitions, note = _GRAMMARS[language].outline(data)
+    if language == "python" and note is None:  # Python 2, say: tree-sitter's grammar still reads it
+        note = "does not parse with Python's ast: definitions are those tree-sitter finds"
+    if note is not None and header and maybe_cpp(data):  # a header may be C++: take that reading if it parses
+        cpp, cpp_note = CPP.outline(data)
+        if cpp_note is None:
+            return FileOutline("cpp", cpp)
+    return FileOutline(language, definitions, note)
+
+
+def grammar(language: str) -> Grammar:
+    """Return the tree-sitter grammar of ``language`` (a value of ``LANGUAGES``)."""
+    return _GRAMMARS[language]
+
+
+__all__ = [
+    "CLASS", "FUNCTION", "LANGUAGES", "Definition", "FileOutline", "grammar", "language_of", "maybe_cpp", "outline",
+]  # fmt: skip

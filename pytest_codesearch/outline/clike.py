@@ -1,0 +1,79 @@
+"""C and C++: functions, and structs, unions and classes with bodies; C++ namespaces prefix names.
+
+C++ joins every level with ``::``: ``ns::Shape::area`` for a method defined in its class, and a function
+defined outside its class keeps the name it is written with (``Shape::area`` in ``ns`` is
+``ns::Shape::area``), a top-level definition of its own. Template headers belong to what they declare;
+type arguments are dropped (``Box<int>::get`` is ``Box::get``); lambdas and anonymous namespaces are
+transparent.
+"""
+
+from __future__ import annotations
+
+import re
+
+import tree_sitter_c
+import tree_sitter_cpp
+from tree_sitter import Node
+
+from .treesitter import Grammar, field_name, text
+
+_NAMES = frozenset(
+    {"identifier", "field_identifier", "qualified_identifier", "destructor_name", "operator_name",
+     "template_function", "type_identifier"}
+)  # fmt: skip
+_ARGUMENTS = re.compile(r"<[^<>]*>")
+
+
+def declarator_name(node: Node) -> str | None:
+    """Return the name a function definition declares: ``main``, ``Shape::area``, ``~Shape``."""
+    found = node.child_by_field_name("declarator")
+    while found is not None and found.type not in _NAMES:
+        inner = found.child_by_field_name("declarator") or found.child_by_field_name("name")
+        found = inner or next(iter(found.named_children), None)  # ``(*f(void))``: no field names the inside
+    return _plain(text(found))
+
+
+def _plain(name: str | None) -> str | None:
+    """Return ``name`` without template arguments (an operator's name is kept whole)."""
+    if name is None or "operator" in name:
+        return name
+    while _ARGUMENTS.search(name):
+        name = _ARGUMENTS.sub("", name)
+    return name or None
+
+
+def _type_name(node: Node) -> str | None:
+    return _plain(field_name(node))
+
+
+C = Grammar(
+    name="c",
+    load=tree_sitter_c.language,
+    query="""
+    (function_definition) @function
+    (struct_specifier name: (_) body: (_)) @class
+    (union_specifier name: (_) body: (_)) @class
+    """,
+    names={"function_definition": declarator_name},
+)
+
+CPP = Grammar(
+    name="cpp",
+    load=tree_sitter_cpp.language,
+    query="""
+    (function_definition) @function
+    (class_specifier name: (_) body: (_)) @class
+    (struct_specifier name: (_) body: (_)) @class
+    (union_specifier name: (_) body: (_)) @class
+    (namespace_definition name: (_)) @namespace
+    """,
+    names={
+        "function_definition": declarator_name,
+        "class_specifier": _type_name,
+        "struct_specifier": _type_name,
+        "union_specifier": _type_name,
+    },
+    member="::",
+    scope="::",
+    wrappers=frozenset({"template_declaration"}),
+)
