@@ -126,3 +126,10 @@ def test_score_fusion_keeps_how_far_ahead_a_member_is_and_takes_any_agent() -> N
     assert hybrid.retrieve("q").files == ["z.py", "x.py"]
     with pytest.raises(ValueError, match="method='max'"):
         HybridAgent([("mine", mine)], method="max")
+
+
+def test_other_languages_give_entities_by_their_outline() -> None:
+    go = b"package cart\n\ntype Cart struct{ items []int }\n\nfunc (c *Cart) Add(item int) {\n\tc.items = append(c.items, item)\n}\n"
+    docs = file_entities("cart/cart.go", go)
+    assert ("cart/cart.go:Cart.Add", "cart/cart.go:Cart", True) in [(d.name, d.module, d.is_function) for d in docs]
+    assert file_entities("notes.txt", b"def f(): pass\n") == ()

@@ -4,8 +4,9 @@ function- and module-level answers.
 A function document is a function or method (``path.py:Class.method``; a nested function counts for
 the function that holds it) with its tokens: the text of its lines plus its qualified name's tokens
 (weighted ``name_weight`` times). A top-level class is a document of its own lines (its methods' lines
-are theirs); a module (``path.py:Name``) is a top-level class or function. Definitions come from Python's ``ast`` (``goldset/entities.py``), so today only
-Python files give entities; any other file is answered at file level alone.
+are theirs); a module (``path.py:Name``) is a top-level class or function. Definitions come from the
+file's outline (``outline/``: Python's ``ast``, tree-sitter for C, C++, JavaScript, TypeScript, Java, C#,
+Go, Rust, Ruby, PHP), the same as the truth's; a file no outline supports is answered at file level.
 
 Ranking is a re-ranking of the files an agent already ranked: the functions of its best
 ``files`` files are scored with BM25 (``idf`` from the agent's file-level index, ``avgdl`` over the
@@ -23,11 +24,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from pytest_codesearch.agents.index.tokenize import tokenize
+from pytest_codesearch.outline import language_of
 
 Reader = Callable[[str], "bytes | None"]
 """Returns the bytes of a snapshot file by path, None when it cannot be read."""
-ENTITY_EXTENSIONS = (".py",)
-"""Files whose functions and classes are documents (the rest are answered at file level)."""
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ CACHED_FILES = 4096
 
 def file_entities(path: str, data: bytes, name_weight: int = 2) -> tuple[EntityDoc, ...]:
     """Return the function and module documents of one file (none for files that are not Python)."""
-    if not path.endswith(ENTITY_EXTENSIONS):
+    if language_of(path) is None:
         return ()
     key = (path, hashlib.blake2b(data, digest_size=16).digest(), name_weight)
     docs = _CACHE.pop(key, None)
@@ -71,9 +71,10 @@ def file_entities(path: str, data: bytes, name_weight: int = 2) -> tuple[EntityD
 
 
 def _entities(path: str, data: bytes, name_weight: int) -> tuple[EntityDoc, ...]:
-    from pytest_codesearch.goldset.entities import definition_spans
+    from pytest_codesearch.outline import outline
 
-    definitions = [d for d in definition_spans(data) if not d.in_function and (d.is_function or d.top_level)]
+    outlined = outline(path, data).definitions
+    definitions = [d for d in outlined if not d.in_function and (d.is_function or d.top_level)]
     if not definitions:
         return ()
     lines = _line_tokens(data)
@@ -111,7 +112,7 @@ def snapshot_entities(read: Reader, cached: int = 4096) -> Callable[[str], tuple
 
     @lru_cache(maxsize=cached)
     def entities(path: str) -> tuple[EntityDoc, ...]:
-        if not path.endswith(ENTITY_EXTENSIONS):
+        if language_of(path) is None:
             return ()
         data = read(path)
         return () if data is None else file_entities(path, data)
