@@ -93,11 +93,10 @@ def select_items(
     benchmark, ``--codesearch-shard`` of what the limit kept, then, when resuming, the items outside the
     interrupted run's ``universe`` and those whose records it already holds (``skip``, node ids without
     ``@group``). So a resumed run finishes the interrupted selection and never adds a case, and a limit
-    split over shards totals the limit. What is kept runs in history order (``ordering.history_order``:
-    repositories in a seeded order, each one's snapshots oldest first), so indexes follow the history.
+    split over shards totals the limit.
     """
     from pytest_codesearch.nodeids import base_nodeid
-    from pytest_codesearch.session.ordering import history_order, order_items
+    from pytest_codesearch.session.ordering import order_items
     from pytest_codesearch.session.shard import select_shard
 
     kept = order_items(items, seed) if settings.randomize else list(items)
@@ -112,8 +111,6 @@ def select_items(
         out = [i for i in kept if base_nodeid(_id(i)) in skip or (universe is not None and _outside(i, universe))]
         chosen = set(map(id, out))
         kept, dropped = [i for i in kept if id(i) not in chosen], dropped + out
-    if settings.randomize:
-        kept = history_order(kept, seed)
     return kept, dropped
 
 
