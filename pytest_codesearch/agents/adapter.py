@@ -146,7 +146,7 @@ def _checked_metadata(name: str, metadata: Any) -> dict[str, Any]:
     problem = _json_problem(metadata, "metadata")
     if problem is not None:
         raise ContractError(f"agent {name!r} returned {problem}: use str, int, float, bool, None, list or dict")
-    size = len(_COMPACT.encode(metadata).encode())
+    size = len(_COMPACT.encode(metadata).encode("utf-8", "surrogatepass"))  # surrogates: made safe in the record
     if size > METADATA_MAX_BYTES:
         raise ContractError(
             f"agent {name!r} returned {size:,} bytes of metadata; at most {METADATA_MAX_BYTES:,} are kept per answer"

@@ -1,0 +1,57 @@
+"""Records under faults: no string, tree or record ends the run; every case item leaves its record."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from example_project import CASES, read_results, write_project
+
+ODD_AGENT = """
+import pytest_codesearch as pcs
+
+def _answer(query):
+    if query == "check password hashing":
+        raise ValueError("no index for \\udcff")
+    return pcs.RetrievalResult(
+        files=["src/app.py", "src/\\udcff.py"],
+        spans=[pcs.Span("src/\\udcff.py", 1, 2)],
+        symbols=["app.\\udcff"],
+        metadata={"note \\udcff": ["\\ud800"]},
+    )
+
+@pcs.agent(name="odd")
+def odd():
+    return _answer
+"""
+
+
+@pytest.mark.parametrize("dist", ["-n0", "-n2"])
+def test_surrogates_in_queries_file_names_and_answers_are_recorded_escaped(
+    pytester: pytest.Pytester, make_conftest: Callable[[str], None], dist: str
+) -> None:
+    cases = [dict(CASES[0], query="login \ud800 view"), *CASES[1:]]
+    write_project(pytester.path, cases)
+    latin1 = bytes(pytester.path / "repo" / "src") + b"/caf\xe9"
+    Path(latin1.decode("utf-8", "surrogateescape")).mkdir()
+    Path((latin1 + b"/x\xff.py").decode("utf-8", "surrogateescape")).write_text("def login(): pass\n")
+    make_conftest(ODD_AGENT)
+    result = pytester.runpytest("--codesearch-agent=random,keyword,odd", "--codesearch-runs=1", dist)
+    result.assert_outcomes(passed=8, failed=1)
+    assert "INTERNALERROR" not in result.stdout.str()
+    cases_by = {(c["agent"], c["id"]): c for c in read_results(pytester.path)["cases"]}
+    assert len(cases_by) == 9
+    assert {c["query"] for (_, i), c in cases_by.items() if i == "login"} == {"login \\ud800 view"}
+    assert cases_by["odd", "password"]["status"] == "error"
+    assert cases_by["odd", "password"]["error"] == "ValueError: no index for \\xff"
+    odd = cases_by["odd", "login"]
+    assert (odd["status"], odd["dropped"], odd["symbols"]) == ("ok", ["src/\\xff.py"], ["app.\\xff"])
+    assert odd["spans"] == [["src/\\xff.py", 1, 2]]
+    assert odd["metadata"] == {"note \\xff": ["\\ud800"]}
+    listed = {p for c in cases_by.values() if c["agent"] == "random" for p in c["retrieved"]}
+    assert "src/caf\\xe9/x\\xff.py" in listed
+    journal = (pytester.path / "codesearch-report" / "journal.jsonl").read_text(encoding="utf-8")
+    assert sum(1 for line in journal.splitlines() if line.startswith('{"case"')) == 9
