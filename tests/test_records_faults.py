@@ -55,3 +55,39 @@ def test_surrogates_in_queries_file_names_and_answers_are_recorded_escaped(
     assert "src/caf\\xe9/x\\xff.py" in listed
     journal = (pytester.path / "codesearch-report" / "journal.jsonl").read_text(encoding="utf-8")
     assert sum(1 for line in journal.splitlines() if line.startswith('{"case"')) == 9
+
+
+DEEP = '{"a": ' * 3000 + "1" + "}" * 3000
+
+
+@pytest.mark.parametrize("dist", ["-n0", "-n2"])
+def test_json_nested_3000_levels_deep_is_one_broken_entry_and_the_rest_runs(
+    pytester: pytest.Pytester, dist: str
+) -> None:
+    goldset = write_project(pytester.path)
+    (pytester.path / "deep.jsonl").write_text(goldset.read_text().replace('"example"', '"deep"') + DEEP + "\n")
+    document = {"metadata": {"name": "doc", "repo": "repo"}, "test_cases": [CASES[0]]}
+    text = json.dumps(document)[:-2] + ", " + DEEP.replace('"a"', '"b"') + "]}"
+    (pytester.path / "doc.json").write_text(text)
+    column = text.index('{"b"') + 62 * len('{"b": ') + 1  # its 65th bracket: the document's object and list, 63 more
+    result = pytester.runpytest("--codesearch-agent=oracle", dist)
+    result.assert_outcomes(passed=6, failed=2)
+    result.stdout.fnmatch_lines_random([
+        "deep.jsonl:5: invalid JSON: nested more than 64 levels deep (column 385)",
+        f"doc.json: line 1: invalid JSON: nested more than 64 levels deep (column {column})",
+    ])
+    assert "RecursionError" not in result.stdout.str()
+    assert len(read_results(pytester.path)["cases"]) == 6
+
+
+def test_a_file_the_sniffer_cannot_read_is_skipped_with_a_warning(tmp_path: Path) -> None:
+    from pytest_codesearch.goldset.formats import Format, SkippedFileWarning, load
+
+    def sniff(path: Path) -> bool:
+        raise MemoryError("too big")
+
+    odd = Format(name="odd", suffixes=(".json",), sniff=sniff, read=lambda path, options: load(path))
+    path = tmp_path / "big.json"
+    path.write_text("{}")
+    with pytest.warns(SkippedFileWarning, match=r"big.json: skipped, cannot read it \(MemoryError: too big\)$"):
+        assert odd.claims(path) is False
