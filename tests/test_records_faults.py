@@ -91,3 +91,50 @@ def test_a_file_the_sniffer_cannot_read_is_skipped_with_a_warning(tmp_path: Path
     path.write_text("{}")
     with pytest.warns(SkippedFileWarning, match=r"big.json: skipped, cannot read it \(MemoryError: too big\)$"):
         assert odd.claims(path) is False
+
+
+DEEP_METADATA_AGENT = """
+import pytest_codesearch as pcs
+
+def _answer(query):
+    deep = node = {}
+    for _ in range(3000):
+        node["a"] = node = {}
+    return pcs.RetrievalResult(files=["src/app.py"], metadata=deep)
+
+@pcs.agent(name="deepmeta")
+def deepmeta():
+    return _answer
+"""
+
+
+@pytest.mark.parametrize("dist", ["-n0", "-n2"])
+def test_failures_outside_the_agent_call_are_error_records_with_their_text(
+    pytester: pytest.Pytester, make_conftest: Callable[[str], None], dist: str
+) -> None:
+    import pygit2
+
+    from example_project import SOURCE_FILES
+    from gitrepo import commit, init_repo
+
+    write_project(pytester.path, CASES[:1], name="proc.jsonl", metadata={"name": "proc", "repo": "/proc/self"})
+    repo = init_repo(pytester.path / "broken")
+    head = commit(repo, SOURCE_FILES, "Add the app")
+    src = repo[head].peel(pygit2.Commit).tree["src"].id
+    loose = pytester.path / "broken" / ".git" / "objects" / str(src)[:2] / str(src)[2:]
+    loose.chmod(0o644)
+    loose.write_bytes(b"garbage")  # the tree cannot be read
+    write_project(pytester.path, CASES[:1], name="git.jsonl", metadata={"name": "git", "repo": "broken",
+                                                                         "base_commit": head})
+    write_project(pytester.path, CASES[:1], name="meta.jsonl")
+    make_conftest(DEEP_METADATA_AGENT)
+    result = pytester.runpytest("--codesearch-agent=deepmeta", dist)
+    result.assert_outcomes(failed=3)
+    assert "Traceback" not in result.stdout.str()
+    errors = {c["goldset"]: (c["status"], c["error"]) for c in read_results(pytester.path)["cases"]}
+    assert read_results(pytester.path)["not_run"] == []
+    assert errors["git.jsonl"] == ("error", f"{pytester.path / 'broken'}: cannot list {head!r}: {src}: failed to "
+                                            "inflate loose object; the clone may be incomplete")
+    assert errors["meta.jsonl"] == ("error", "agent 'deepmeta' returned metadata nested more than 64 levels deep: "
+                                             "use str, int, float, bool, None, list or dict")
+    assert errors["proc.jsonl"][0] == "error" and errors["proc.jsonl"][1]

@@ -197,8 +197,9 @@ class CaseItem(pytest.Function):
                 worker=state.worker_id,
             )
         except Exception as exc:  # outside the agent call (a tree that cannot be read, a record that cannot be made)
-            self.stash[CASE_RESULT] = self.error_record(f"{type(exc).__name__}: {exc}")
-            raise
+            message = f"{type(exc).__name__}: {exc}"
+            self.stash[CASE_RESULT] = self.error_record(message)
+            raise CaseError(message) from exc
         self.stash[CASE_RESULT] = outcome.result
         self.user_properties.extend(_properties(outcome.result))
         if outcome.failure is not None:
