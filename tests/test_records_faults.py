@@ -138,3 +138,90 @@ def test_failures_outside_the_agent_call_are_error_records_with_their_text(
     assert errors["meta.jsonl"] == ("error", "agent 'deepmeta' returned metadata nested more than 64 levels deep: "
                                              "use str, int, float, bool, None, list or dict")
     assert errors["proc.jsonl"][0] == "error" and errors["proc.jsonl"][1]
+
+
+KILLER = """
+import os
+import signal
+from pathlib import Path
+import pytest_codesearch as pcs
+
+os.environ.setdefault("PYTEST_PID", str(os.getpid()))  # pytest's own: agents in a child inherit it
+
+def search(query):
+    with open("answered.log", "a") as log:
+        log.write(query + "\\n")
+    if Path("kill").exists():
+        os.kill(int(os.environ["PYTEST_PID"]), signal.SIGKILL)
+    return ["src/app.py"]
+
+@pcs.agent(name="steady")
+def steady():
+    return search
+"""
+
+
+def test_a_killed_run_marks_the_previous_report_superseded_before_its_first_case(
+    pytester: pytest.Pytester, make_conftest: Callable[[str], None]
+) -> None:
+    write_project(pytester.path)
+    make_conftest(KILLER)
+    pytester.runpytest_subprocess("--codesearch-agent=steady", "-p", "no:cacheprovider").assert_outcomes(passed=3)
+    assert read_results(pytester.path)["incomplete"] is False
+    (pytester.path / "kill").touch()
+    killed = pytester.runpytest_subprocess("--codesearch-agent=steady", "-p", "no:cacheprovider")
+    assert killed.ret == -9
+    journal = (pytester.path / "codesearch-report" / "journal.jsonl").read_text(encoding="utf-8").splitlines()
+    started = json.loads(journal[0])["header"]["run"]["started_at"]
+    stale = read_results(pytester.path)
+    assert (stale["incomplete"], stale["superseded_by"]) == (True, started)
+    assert len(stale["cases"]) == 3  # the old report is kept, marked
+    (pytester.path / "kill").unlink()
+    resumed = pytester.runpytest_subprocess("--codesearch-agent=steady", "--codesearch-resume", "-p", "no:cacheprovider")
+    resumed.assert_outcomes(passed=3)
+    final = read_results(pytester.path)
+    assert (final["incomplete"], final["superseded_by"]) == (False, None)
+
+
+def test_a_second_run_on_a_locked_report_directory_is_refused_naming_the_holder(pytester: pytest.Pytester) -> None:
+    import os
+
+    from pytest_codesearch.runs.reportdir import ReportLock
+
+    write_project(pytester.path)
+    report_dir = pytester.path / "codesearch-report"
+    held = ReportLock.acquire(report_dir, "2026-11-26T14:00:00+00:00")
+    try:
+        refused = pytester.runpytest("--codesearch-agent=oracle")
+    finally:
+        held.release()
+    assert refused.ret == pytest.ExitCode.USAGE_ERROR
+    refused.stderr.fnmatch_lines([
+        f"ERROR: codesearch: the report directory {report_dir} is in use by the run of pid {os.getpid()}, started "
+        "2026-11-26T14:00:00+00:00; wait for it to end or give another --codesearch-report-dir"
+    ])
+    assert not (report_dir / "journal.jsonl").exists()
+    pytester.runpytest("--codesearch-agent=oracle").assert_outcomes(passed=3)  # released: the next run goes
+
+
+def test_resume_skips_a_garbled_journal_line_with_a_warning_and_reuses_the_rest(
+    pytester: pytest.Pytester, make_conftest: Callable[[str], None]
+) -> None:
+    write_project(pytester.path)
+    make_conftest(KILLER)
+    common = ["--codesearch-agent=steady", "--codesearch-seed=3", "--codesearch-runs=1", "-p", "no:cacheprovider"]
+    pytester.runpytest(*common).assert_outcomes(passed=3)
+    path = pytester.path / "codesearch-report" / "journal.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    cases = [i for i, line in enumerate(lines) if line.startswith('{"case"')]
+    lines[cases[0]] = lines[cases[0]][:40] + lines[cases[1]]  # two writers interleaved: one record lost
+    path.write_text("\n".join(lines[:-1]) + "\n", encoding="utf-8")  # and no end line: killed
+    (pytester.path / "answered.log").unlink()
+    resumed = pytester.runpytest(*common, "--codesearch-resume")
+    resumed.assert_outcomes(passed=1)
+    resumed.stdout.fnmatch_lines([
+        f"codesearch: resuming the run of *: 2 completed case(s) reused; skipped 1 garbled journal line(s), the "
+        f"first {path}:{cases[0] + 1}: not a journal record: *"
+    ])
+    assert len((pytester.path / "answered.log").read_text().splitlines()) == 1
+    assert len(read_results(pytester.path)["cases"]) == 3

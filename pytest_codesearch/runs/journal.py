@@ -56,6 +56,8 @@ class RunRecords:
     goldsets: dict[str, str] = field(default_factory=dict)
     """Gold-set path (as in node ids) -> SHA-256 of its content when the run read it."""
     end: JournalEnd | None = None
+    skipped: list[str] = field(default_factory=list)
+    """One line per garbled journal line that was skipped (``path:line: why``)."""
 
 
 class JournalWriter:
@@ -114,9 +116,10 @@ class JournalWriter:
 
 
 def read_journal(path: Path) -> RunRecords:
-    """Return the records of the journal at ``path``; a torn last line (a killed writer) is skipped.
+    """Return the records of the journal at ``path``; a torn last line (a killed writer) is skipped, and so
+    is any other line that is not a record (two writers, a bad disk), each named in ``skipped``.
 
-    Raises ``JournalError`` naming the file and line when it has no header or a line is not a record.
+    Raises ``JournalError`` naming the file and line when it cannot be read or its header is not one.
     """
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
@@ -135,7 +138,10 @@ def read_journal(path: Path) -> RunRecords:
         except (ValueError, ValidationError) as exc:
             if number == len(lines) and records is not None:
                 break  # the writer was killed mid-line
-            raise JournalError(f"{path}:{number}: not a journal record: {str(exc).splitlines()[0]}") from None
+            message = f"{path}:{number}: not a journal record: {str(exc).splitlines()[0]}"
+            if records is None:
+                raise JournalError(message) from None
+            records.skipped.append(message)
     if records is None:
         raise JournalError(f"{path}: empty journal (no header line)")
     return records

@@ -6,6 +6,7 @@ import platform
 import sys
 import time
 from datetime import datetime, timezone
+from pathlib import Path
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
@@ -19,6 +20,7 @@ from pytest_codesearch.repo.prune import pruning_note
 from pytest_codesearch.runner.inprocess import timing_overhead_ns
 from pytest_codesearch.runs.finish import Finished
 from pytest_codesearch.runs.journal import JOURNAL_NAME, JournalEnd, JournalHeader, JournalWriter, RunRecords
+from pytest_codesearch.runs.reportdir import ReportDirBusy, ReportLock, supersede
 from pytest_codesearch.runs.resume import file_digest
 from pytest_codesearch.scoring import metric_names, optional_metric_names
 from pytest_codesearch.session.items import CASE_ATTRIBUTE, INVALID_ATTRIBUTE
@@ -50,6 +52,9 @@ class RunCollector:
         self.journal_error: str | None = None
         self.end = RunEnd(config, state)  # gates are parsed here: a bad one stops the run before any case
         self.started = time.time()
+        self.lock: ReportLock | None = None
+        if not config.option.collectonly:
+            self.lock = _lock(settings.report_dir, header.run.started_at)
 
     @property
     def report(self) -> RunReport | None:
@@ -70,6 +75,7 @@ class RunCollector:
         full run's journal is kept) and write what arrived before it."""
         self._journal_pending = False
         target = self.end.report_dir(self.records)
+        supersede(target, self.records.header.run.started_at)  # a killed run leaves no stale report looking current
         try:
             self.journal = JournalWriter(target / JOURNAL_NAME, self.records.header)
         except OSError as exc:
@@ -126,6 +132,8 @@ class RunCollector:
         """Close the journal of a session that ended before it finished (a usage error at start)."""
         if self.journal is not None:
             self.journal.close()
+        if self.lock is not None:
+            self.lock.release()
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         """Print the agents side by side with the best of each column marked."""
@@ -178,6 +186,19 @@ class RunCollector:
             ground_truth=[], relevance={}, retrieved=[], status=Status.CRASHED, latency_ms=None,
             latencies_ms=[], index_ms=None, metrics={}, error="the worker process running this case crashed",
         )  # fmt: skip
+
+
+def _lock(report_dir: Path, started_at: str) -> ReportLock | None:
+    """Return this run's lock on its report directory; another live run's is a usage error naming it.
+
+    A directory that cannot be written gets no lock: the run goes on, and its end says what it could
+    not write (as the journal's and the report's writers do)."""
+    try:
+        return ReportLock.acquire(report_dir, started_at)
+    except ReportDirBusy as exc:
+        raise pytest.UsageError(str(exc)) from None
+    except OSError:
+        return None
 
 
 def run_info(config: pytest.Config, state: RunState) -> RunInfo:
