@@ -225,3 +225,55 @@ def test_resume_skips_a_garbled_journal_line_with_a_warning_and_reuses_the_rest(
     ])
     assert len((pytester.path / "answered.log").read_text().splitlines()) == 1
     assert len(read_results(pytester.path)["cases"]) == 3
+
+
+class _FullDisk:
+    """An unbuffered journal file on a disk that fills after ``room`` writes (then every write is ENOSPC)."""
+
+    def __init__(self, path: Path, room: int) -> None:
+        self.stream = open(path, "wb", buffering=0)
+        self.room = room
+
+    def write(self, data: bytes) -> int:
+        import errno
+        import os
+
+        if self.room <= 0:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        self.room -= 1
+        written: int = self.stream.write(data)
+        return written
+
+    def close(self) -> None:
+        self.stream.close()
+
+
+@pytest.mark.parametrize("dist", ["-n0", "-n2"])
+def test_a_full_disk_at_the_journal_stops_the_run_cleanly_and_resume_finishes_it(
+    pytester: pytest.Pytester, make_conftest: Callable[[str], None], monkeypatch: pytest.MonkeyPatch, dist: str
+) -> None:
+    from pytest_codesearch.runs.journal import JournalWriter
+
+    cases = [{"id": f"c{i}", "query": f"q{i}", "ground_truth_files": ["src/app.py"]} for i in range(12)]
+    write_project(pytester.path, cases)
+    make_conftest(KILLER)
+    common = ["--codesearch-agent=steady", "--codesearch-runs=1", "--codesearch-seed=3", "-p", "no:cacheprovider", dist]
+    # header, collected node ids, gold-set digests, then 4 case records fit; the 5th finds the disk full
+    unbuffered = JournalWriter.open_file
+    monkeypatch.setattr(JournalWriter, "open_file", staticmethod(lambda path: _FullDisk(path, 3 + 4)))
+    full = pytester.runpytest(*common)
+    journal = pytester.path / "codesearch-report" / "journal.jsonl"
+    line = (f"codesearch: cannot write the journal {journal}: No space left on device; the run stopped, and the "
+            "journal keeps 4 case record(s): make room, then finish it with --codesearch-resume")
+    assert full.ret == pytest.ExitCode.INTERRUPTED
+    full.stdout.fnmatch_lines([line])
+    output = full.stdout.str() + full.stderr.str()
+    assert "INTERNALERROR" not in output and "Traceback" not in output
+    assert len(journal.read_text(encoding="utf-8").splitlines()) == 7
+    monkeypatch.setattr(JournalWriter, "open_file", staticmethod(unbuffered))  # the disk has room again
+    (pytester.path / "answered.log").unlink()
+    resumed = pytester.runpytest(*common, "--codesearch-resume")
+    resumed.assert_outcomes(passed=8)
+    final = read_results(pytester.path)
+    assert (len(final["cases"]), final["incomplete"]) == (12, False)
+    assert len((pytester.path / "answered.log").read_text().splitlines()) == 8

@@ -53,6 +53,7 @@ class RunCollector:
         self.end = RunEnd(config, state)  # gates are parsed here: a bad one stops the run before any case
         self.started = time.time()
         self.lock: ReportLock | None = None
+        self.session: pytest.Session | None = None
         if not config.option.collectonly:
             self.lock = _lock(settings.report_dir, header.run.started_at)
 
@@ -63,6 +64,7 @@ class RunCollector:
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         """Take the resumed cases; the journal opens once collection says where the report goes."""
+        self.session = session
         if self.config.option.collectonly:
             return
         self.end.junit_properties()
@@ -82,6 +84,23 @@ class RunCollector:
             self.journal_error = f"codesearch: cannot write the journal in {exc.filename or target}: {exc.strerror or exc}"
             return
         self.journal.replay(self.records)
+        self._check_journal()
+
+    def _check_journal(self) -> None:
+        """Stop the session, once, when the journal could not be written (a full disk): every case after
+        would be lost to a resume. Its line names the file and what it keeps."""
+        if self.journal is None or self.journal.error is None or self.journal_error is not None:
+            return
+        self.journal_error = self.journal.error
+        self._stop(self.journal_error)
+
+    def _stop(self, reason: str) -> None:
+        """End the session after the case running now (pytest's ``shouldstop``; xdist's controller has its own)."""
+        if self.session is not None:
+            self.session.shouldstop = reason
+        dsession = self.config.pluginmanager.getplugin("dsession")
+        if dsession is not None:
+            dsession.shouldstop = reason
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """Remember every case collected in this process, the universe for 'not run'."""
@@ -103,6 +122,7 @@ class RunCollector:
             self.records.invalid.append(InvalidEntry.model_validate_json(invalid))
             if self.journal is not None:
                 self.journal.invalid(invalid)
+                self._check_journal()
         # pytest-xdist reports a crashed worker's case with when == "???" and nothing of ours on it
         nodeid = base_nodeid(report.nodeid)
         if str(report.when) == "???" and nodeid in self.records.collected and nodeid not in self.records.cases:
@@ -170,11 +190,13 @@ class RunCollector:
                 self.journal.collected(new)
             if digests:
                 self.journal.goldsets(digests)
+            self._check_journal()
 
     def _case(self, case: CaseResult, record_json: str) -> None:
         self.records.cases[case.nodeid] = case
         if self.journal is not None:
             self.journal.case(record_json)
+            self._check_journal()
 
     def _crashed_case(self, nodeid: str) -> CaseResult | None:
         """Rebuild what a crash report allows: the node id names gold set, case and agent."""
