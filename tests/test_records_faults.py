@@ -277,3 +277,40 @@ def test_a_full_disk_at_the_journal_stops_the_run_cleanly_and_resume_finishes_it
     final = read_results(pytester.path)
     assert (len(final["cases"]), final["incomplete"]) == (12, False)
     assert len((pytester.path / "answered.log").read_text().splitlines()) == 8
+
+
+HUGE_AGENT = """
+import pytest_codesearch as pcs
+
+def _answer(query):
+    if query.startswith("check"):
+        raise ValueError("e" * 200_000)
+    return pcs.RetrievalResult(files=["src/app.py", "s" * 10_000], symbols=["y" * 10_000],
+                               metadata={"note": "m" * 60_000})
+
+@pcs.agent(name="huge")
+def huge():
+    return _answer
+"""
+
+
+def test_huge_strings_are_cut_in_records_and_output_with_a_note(
+    pytester: pytest.Pytester, make_conftest: Callable[[str], None]
+) -> None:
+    from pytest_codesearch.recordtext import MAX_QUERY_CHARS, MAX_TEXT_CHARS
+
+    query = "login " + "q" * 99_994
+    write_project(pytester.path, [dict(CASES[0], query=query), CASES[1]])
+    make_conftest(HUGE_AGENT)
+    result = pytester.runpytest("--codesearch-agent=huge", "--codesearch-runs=1")
+    result.assert_outcomes(passed=1, failed=1)
+    assert max(len(line) for line in result.stdout.lines) < 70_000
+    cases = {c["id"]: c for c in read_results(pytester.path)["cases"]}
+    assert cases["login"]["query"] == query[:MAX_QUERY_CHARS] + "... [83,616 more characters cut]"
+    assert cases["login"]["symbols"] == ["y" * MAX_TEXT_CHARS + "... [5,904 more characters cut]"]
+    assert cases["login"]["dropped"] == ["s" * MAX_TEXT_CHARS + "... [5,904 more characters cut]"]
+    assert cases["login"]["metadata"] == {"note": "m" * MAX_TEXT_CHARS + "... [55,904 more characters cut]"}
+    error = "ValueError: " + "e" * 200_000
+    assert cases["password"]["error"] == error[:MAX_TEXT_CHARS] + "... [195,916 more characters cut]"
+    journal = pytester.path / "codesearch-report" / "journal.jsonl"
+    assert journal.stat().st_size < 100_000
