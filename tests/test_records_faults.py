@@ -314,3 +314,21 @@ def test_huge_strings_are_cut_in_records_and_output_with_a_note(
     assert cases["password"]["error"] == error[:MAX_TEXT_CHARS] + "... [195,916 more characters cut]"
     journal = pytester.path / "codesearch-report" / "journal.jsonl"
     assert journal.stat().st_size < 100_000
+
+
+def test_the_history_keeps_the_newest_runs_and_prunes_the_oldest(pytester: pytest.Pytester) -> None:
+    write_project(pytester.path)
+    pytester.makeini("[pytest]\ncodesearch_history_keep = 2\n")
+    history = pytester.path / ".codesearch" / "history"
+    saved = []
+    for _ in range(3):
+        result = pytester.runpytest("--codesearch-agent=oracle")
+        result.assert_outcomes(passed=3)
+        saved += [line.split()[4] for line in result.stdout.lines if line.startswith("codesearch: run saved as")]
+    assert sorted(p.name for p in history.iterdir()) == sorted(saved[1:])
+    result.stdout.fnmatch_lines([
+        f"codesearch: removed the 1 oldest saved run(s) beyond 2 (--codesearch-history-keep), the oldest {saved[0]}"
+    ])
+    once = pytester.runpytest("--codesearch-agent=oracle", "--codesearch-history-keep=1")
+    once.assert_outcomes(passed=3)
+    assert len(list(history.iterdir())) == 1
