@@ -16,6 +16,7 @@ from pytest_codesearch.agents.registry import AgentChoice
 from pytest_codesearch.agents.builtin.sanity import CaseInfo
 from pytest_codesearch.goldset.fqnames import FQN_EXTENSION, files_of_names
 from pytest_codesearch.goldset.model import TestCase
+from pytest_codesearch.recordtext import safe_record
 from pytest_codesearch.repo import Snapshot, SnapshotError, SnapshotStore
 from pytest_codesearch.repo.suggest import missing_path_message
 from pytest_codesearch.report.model import CaseResult
@@ -128,7 +129,7 @@ def evaluate_case(
     except ContractError as exc:
         refused = CaseError(str(exc))
         return Outcome(_failed_record(record, refused, spec.case, settings), refused)
-    return Outcome(CaseResult(status=Status.OK, **record))
+    return Outcome(CaseResult(status=Status.OK, **safe_record(record)))
 
 
 def _with_retries(record: dict[str, Any], settings: Settings, ask: Callable[[], Answers]) -> Answers:
@@ -231,7 +232,16 @@ def _failed_record(record: dict[str, Any], failure: Exception, case: TestCase, s
     """Return the record of a failed case: every metric that applies to the case scores 0.0."""
     zeros = dict.fromkeys(applicable_metrics(case, settings.ks, settings.f_beta is not None), 0.0)
     status = _STATUS_OF.get(type(failure), Status.ERROR)
-    return CaseResult(status=status, error=failure_message(failure), **{**record, "metrics": zeros})
+    return CaseResult(status=status, **safe_record({**record, "error": failure_message(failure), "metrics": zeros}))
+
+
+def error_record(
+    spec: CaseSpec, choice: AgentChoice, settings: Settings, message: str, *, nodeid: str, worker: str | None
+) -> CaseResult:
+    """Return the ``error`` record of a case that failed outside the agent call (the case, its snapshot, its
+    record), with ``message`` as its error."""
+    record = _base_record(spec, choice, nodeid, worker)
+    return _failed_record(record, CaseError(message), spec.case, settings)
 
 
 def _snapshot_for(spec: CaseSpec, snapshots: SnapshotStore) -> Snapshot:

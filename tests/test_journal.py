@@ -69,13 +69,27 @@ def test_a_killed_run_keeps_every_whole_line(tmp_path: Path) -> None:
     assert build_report(records).run.exit_status is None
 
 
-def test_a_broken_line_in_the_middle_names_file_and_line(tmp_path: Path) -> None:
+def test_a_broken_line_in_the_middle_is_skipped_and_named_keeping_the_rest(tmp_path: Path) -> None:
     path = tmp_path / "journal.jsonl"
     _write(path, end=True)
+    whole = read_journal(path)
     lines = path.read_text(encoding="utf-8").splitlines()
     lines.insert(2, '{"what": 1}')
+    lines.insert(4, '{"case": {"id": "c9", "goldset"{"case": {"id": "c1"}}')  # two writers interleaved
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    with pytest.raises(JournalError, match=r"journal.jsonl:3: not a journal record: unknown record kind 'what'"):
+    records = read_journal(path)
+    assert records.skipped == [
+        f"{path}:3: not a journal record: unknown record kind 'what'",
+        f"{path}:5: not a journal record: Expecting ':' delimiter: line 1 column 32 (char 31)",
+    ]
+    assert records.cases == whole.cases and records.end == whole.end
+
+
+def test_a_journal_whose_header_is_garbled_cannot_be_read(tmp_path: Path) -> None:
+    path = tmp_path / "journal.jsonl"
+    _write(path, end=True)
+    path.write_text('{"header": 1' + path.read_text(encoding="utf-8"), encoding="utf-8")
+    with pytest.raises(JournalError, match=r"journal.jsonl:1: not a journal record: "):
         read_journal(path)
 
 

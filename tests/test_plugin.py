@@ -59,7 +59,7 @@ def test_oracle_scores_one_everywhere(pytester: pytest.Pytester, project: Path) 
         "cases": 3, "ok": 3, "error": 0, "timeout": 0, "crashed": 0, "not_run": 0, "nondeterministic": 0
     }
     assert {p.name for p in (pytester.path / "codesearch-report").iterdir()} == {
-        "results.json", "results.csv", "summary.md", "report.html", "journal.jsonl"
+        "results.json", "results.csv", "summary.md", "report.html", "journal.jsonl", ".codesearch.lock"
     }
     # the journal alone rebuilds the very report the run wrote, without a pytest session
     rebuilt = report_from_journal(pytester.path / "codesearch-report" / "journal.jsonl")

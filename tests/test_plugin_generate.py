@@ -117,7 +117,7 @@ def test_yaml_config_drives_generation_and_evaluation(pytester: pytest.Pytester)
     data = read_results(pytester.path, "reports")
     assert data["run"]["seed"] == 11 and data["run"]["runs"] == 2
     assert data["cases"][0]["agent"] == "fixed-db" and data["cases"][0]["metrics"]["recall"] == 0.5
-    assert sorted(p.name for p in (pytester.path / "reports").iterdir()) == ["journal.jsonl", "results.json"]
+    assert sorted(p.name for p in (pytester.path / "reports").iterdir()) == [".codesearch.lock", "journal.jsonl", "results.json"]
 
 
 def test_yaml_unknown_key_names_file_line_and_key(pytester: pytest.Pytester) -> None:

@@ -213,7 +213,7 @@ def test_json_numbers_are_plain() -> None:
     assert data["agents"]["grep"]["latency_ms"]["p50"] == 2.0
     assert list(data) == [
         "schema_version", "run", "agents", "headline", "leaders", "comparisons", "power", "warnings", "breakdowns",
-        "cases", "invalid", "not_run", "incomplete", "costs", "success_metric", "status_counts", "recommendations",
+        "cases", "invalid", "not_run", "incomplete", "superseded_by", "costs", "success_metric", "status_counts", "recommendations",
     ]  # fmt: skip
 
 

@@ -146,7 +146,7 @@ def _checked_metadata(name: str, metadata: Any) -> dict[str, Any]:
     problem = _json_problem(metadata, "metadata")
     if problem is not None:
         raise ContractError(f"agent {name!r} returned {problem}: use str, int, float, bool, None, list or dict")
-    size = len(_COMPACT.encode(metadata).encode())
+    size = len(_COMPACT.encode(metadata).encode("utf-8", "surrogatepass"))  # surrogates: made safe in the record
     if size > METADATA_MAX_BYTES:
         raise ContractError(
             f"agent {name!r} returned {size:,} bytes of metadata; at most {METADATA_MAX_BYTES:,} are kept per answer"
@@ -154,20 +154,27 @@ def _checked_metadata(name: str, metadata: Any) -> dict[str, Any]:
     return metadata
 
 
-def _json_problem(value: Any, where: str) -> str | None:
-    """Return where ``value`` stops being JSON-native (exact builtins only, finite floats), or None."""
+METADATA_MAX_DEPTH = 64
+"""The deepest metadata may nest (lists and dicts)."""
+
+
+def _json_problem(value: Any, where: str, depth: int = 0) -> str | None:
+    """Return where ``value`` stops being JSON-native (exact builtins only, finite floats, at most
+    ``METADATA_MAX_DEPTH`` levels deep), or None."""
     kind = type(value)
     if value is None or kind in (str, bool, int):
         return None
+    if kind in (list, dict) and depth >= METADATA_MAX_DEPTH:
+        return f"metadata nested more than {METADATA_MAX_DEPTH} levels deep"
     if kind is float:
         return None if math.isfinite(value) else f"{where}: {value!r} (JSON has no NaN or Infinity)"
     if kind is list:
-        return next((p for i, v in enumerate(value) if (p := _json_problem(v, f"{where}[{i}]"))), None)
+        return next((p for i, v in enumerate(value) if (p := _json_problem(v, f"{where}[{i}]", depth + 1))), None)
     if kind is dict:
         for key, item in value.items():
             if type(key) is not str:
                 return f"{where}: key {key!r} is a {type(key).__qualname__}, not a str"
-            problem = _json_problem(item, f"{where}[{key!r}]")
+            problem = _json_problem(item, f"{where}[{key!r}]", depth + 1)
             if problem is not None:
                 return problem
         return None

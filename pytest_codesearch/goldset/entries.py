@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -78,10 +79,59 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
-STRICT = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float, object_pairs_hook=_unique_keys)
-"""Refuses NaN, Infinity, overflowing numbers and duplicate keys (PITFALLS 31)."""
-LENIENT = json.JSONDecoder()
-"""Python's own parser: for sniffing, and for reading ids out of strictly invalid JSON."""
+MAX_DEPTH = 64
+"""The deepest a gold-set JSON value may nest (a case needs about 5 levels): deeper is an invalid entry."""
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+class _BoundedDecoder(json.JSONDecoder):
+    """A JSON decoder refusing values nested deeper than ``MAX_DEPTH`` with a ``JSONDecodeError`` at the
+    bracket too many, where Python's parser would raise ``RecursionError`` (or let later code do so)."""
+
+    def raw_decode(self, s: str, idx: int = 0) -> tuple[Any, int]:
+        """Return the value at ``idx`` and where it ends; raise ``JSONDecodeError`` for one too deep."""
+        try:
+            value, end = super().raw_decode(s, idx)
+        except RecursionError:
+            raise _too_deep(s, idx) from None
+        if _deeper_than(value, MAX_DEPTH):
+            raise _too_deep(s, idx)
+        return value, end
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Return True when arrays and objects in ``value`` nest more than ``limit`` levels (no recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else None
+        if children is None:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
+
+
+def _too_deep(text: str, start: int) -> json.JSONDecodeError:
+    """Return the error for the value at ``start`` nesting too deep, at its first bracket too many."""
+    depth, position = 0, start
+    for token in _TOKENS.finditer(text, start):
+        mark = token.group()
+        depth += 1 if mark in "[{" else -1 if mark in "]}" else 0
+        if depth > MAX_DEPTH:
+            position = token.start()
+            break
+        if depth <= 0 and mark in "]}":
+            break
+    return json.JSONDecodeError(f"nested more than {MAX_DEPTH} levels deep", text, position)
+
+
+STRICT = _BoundedDecoder(parse_constant=_reject_constant, parse_float=_finite_float, object_pairs_hook=_unique_keys)
+"""Refuses NaN, Infinity, overflowing numbers, duplicate keys (PITFALLS 31) and values nested too deep."""
+LENIENT = _BoundedDecoder()
+"""Python's own parser (values nested too deep refused): for sniffing, and for reading ids out of strictly
+invalid JSON."""
 
 
 def format_error(path: str, line: int, error: str) -> str:

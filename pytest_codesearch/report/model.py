@@ -357,6 +357,11 @@ class RunReport(_Record):
         description="True when the run was interrupted or killed, or some collected case never ran "
         "(--codesearch-resume runs the rest).",
     )
+    superseded_by: str | None = Field(
+        default=None,
+        description="Start time of a later run on the same report directory that has begun replacing this "
+        "report (set, with incomplete: true, before that run's first case); null in a report as written.",
+    )
     costs: dict[str, AgentCost] = Field(
         default_factory=dict,
         description="Agent -> summed cost and tokens, for agents that returned any in their metadata.",

@@ -37,6 +37,8 @@ class Saving:
     journal: Path | None
     commit: str | None
     partial: bool = False
+    keep: int | None = None
+    """Saved runs the history keeps (the oldest beyond are removed); None: all."""
 
 
 @dataclass(frozen=True)
@@ -150,7 +152,7 @@ def _write_outputs(report: RunReport, targets: Targets, finished: Finished) -> N
 
 def _save(report: RunReport, records: RunRecords, saving: Saving, finished: Finished) -> None:
     """Save the run in the history; a history that cannot be written is a failure line."""
-    from pytest_codesearch.runs.history import save_run
+    from pytest_codesearch.runs.history import prune_runs, save_run
 
     try:
         saved = save_run(
@@ -161,6 +163,12 @@ def _save(report: RunReport, records: RunRecords, saving: Saving, finished: Fini
         _cannot_write(finished, exc, "the run to the history")
         return
     finished.lines.append(f"codesearch: run saved as {saved.id} in {saving.history}")
+    removed = [] if saving.keep is None else prune_runs(saving.history, saving.keep)
+    if removed:
+        finished.lines.append(
+            f"codesearch: removed the {len(removed)} oldest saved run(s) beyond {saving.keep} "
+            f"(--codesearch-history-keep), the oldest {removed[0]}"
+        )
 
 
 _WHAT = {"report_dir": "the report", "trec": "TREC files", "step_summary": "the job summary"}
@@ -202,5 +210,8 @@ def ending_for(settings: Settings, report_dir: Path, *, rootdir: Path, gates: Ga
     )
     saving = None
     if not settings.no_save:
-        saving = Saving(history_dir(settings.cache_dir), report_dir / JOURNAL_NAME, git_commit(rootdir), partial)
+        saving = Saving(
+            history_dir(settings.cache_dir), report_dir / JOURNAL_NAME, git_commit(rootdir), partial,
+            keep=settings.history_keep,
+        )  # fmt: skip
     return Ending(targets, saving, gates, sharded=settings.shard is not None)

@@ -92,6 +92,25 @@ def save_run(
     return saved
 
 
+def prune_runs(history: Path, keep: int) -> list[str]:
+    """Remove the oldest saved runs under ``history`` beyond the newest ``keep``; return the ids removed.
+
+    A run is removed by renaming it aside first (a reader never sees half of one); one that cannot be
+    removed is left for the next save.
+    """
+    removed = []
+    runs = list_runs(history)
+    for run in runs[: max(0, len(runs) - keep)]:
+        aside = history / f".{run.id}.removing"
+        try:
+            os.rename(history / run.id, aside)
+        except OSError:
+            continue
+        shutil.rmtree(aside, ignore_errors=True)
+        removed.append(run.id)
+    return removed
+
+
 def list_runs(history: Path) -> list[SavedRun]:
     """Return the saved runs under ``history``, oldest first; unreadable entries are skipped."""
     runs = []

@@ -11,9 +11,10 @@ the one writer of journals (a live run's, a merge's).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import BinaryIO, ClassVar
 
 from pydantic import Field, ValidationError
 
@@ -56,15 +57,32 @@ class RunRecords:
     goldsets: dict[str, str] = field(default_factory=dict)
     """Gold-set path (as in node ids) -> SHA-256 of its content when the run read it."""
     end: JournalEnd | None = None
+    skipped: list[str] = field(default_factory=list)
+    """One line per garbled journal line that was skipped (``path:line: why``)."""
+
+
+def _open_unbuffered(path: Path) -> BinaryIO:
+    return open(path, "wb", buffering=0)
 
 
 class JournalWriter:
-    """Appends a run's records to ``path`` (truncated first), one flushed JSON line each."""
+    """Appends a run's records to ``path`` (truncated first), one JSON line each, written straight to the OS.
+
+    A write that fails (a full disk: ``ENOSPC``, ``EDQUOT``; any ``OSError``) stops the journal, not the
+    process: nothing more is written, and ``error`` is the one line to show, naming the file and how many
+    case records it keeps (``--codesearch-resume`` runs the rest). ``open_file`` is how the file is opened
+    (unbuffered, binary): the seam a test uses to simulate a full disk.
+    """
+
+    open_file: ClassVar[Callable[[Path], BinaryIO]] = staticmethod(_open_unbuffered)
 
     def __init__(self, path: Path, header: JournalHeader) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self._stream: IO[str] | None = open(path, "w", encoding="utf-8")
+        self.error: str | None = None
+        """Why the journal stopped (None while it is written)."""
+        self.cases_written = 0
+        self._stream: BinaryIO | None = type(self).open_file(path)
         self._write("header", header.model_dump_json())
 
     def collected(self, nodeids: list[str]) -> None:
@@ -77,7 +95,8 @@ class JournalWriter:
 
     def case(self, record_json: str) -> None:
         """Record one case, given as ``CaseResult`` JSON (as it arrived in the test report)."""
-        self._write("case", record_json)
+        if self._write("case", record_json):
+            self.cases_written += 1
 
     def invalid(self, entry_json: str) -> None:
         """Record one broken gold-set entry, given as ``InvalidEntry`` JSON."""
@@ -101,22 +120,38 @@ class JournalWriter:
         self.close()
 
     def close(self) -> None:
-        """Close the file (records written so far stay)."""
-        if self._stream is not None:
-            self._stream.close()
-            self._stream = None
+        """Close the file (records written so far stay; unbuffered, so closing writes nothing more)."""
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            try:
+                stream.close()
+            except OSError:
+                pass  # nothing is buffered: what was written stays
 
-    def _write(self, kind: str, payload: str) -> None:
+    def _write(self, kind: str, payload: str) -> bool:
+        """Write one line straight to the OS (a killed process loses nothing written); return True when it was."""
         if self._stream is None:
-            return
-        self._stream.write(f'{{"{kind}": {payload}}}\n')
-        self._stream.flush()  # in the OS's hands now: a killed process loses nothing written
+            return False
+        data = memoryview(f'{{"{kind}": {payload}}}\n'.encode("utf-8"))
+        try:
+            while data:
+                data = data[self._stream.write(data) or 0 :]
+        except OSError as exc:
+            self.error = (
+                f"codesearch: cannot write the journal {self.path}: {exc.strerror or exc}; the run stopped, and the "
+                f"journal keeps {self.cases_written} case record(s): make room, then finish it with "
+                "--codesearch-resume"
+            )
+            self.close()
+            return False
+        return True
 
 
 def read_journal(path: Path) -> RunRecords:
-    """Return the records of the journal at ``path``; a torn last line (a killed writer) is skipped.
+    """Return the records of the journal at ``path``; a torn last line (a killed writer) is skipped, and so
+    is any other line that is not a record (two writers, a bad disk), each named in ``skipped``.
 
-    Raises ``JournalError`` naming the file and line when it has no header or a line is not a record.
+    Raises ``JournalError`` naming the file and line when it cannot be read or its header is not one.
     """
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
@@ -135,7 +170,10 @@ def read_journal(path: Path) -> RunRecords:
         except (ValueError, ValidationError) as exc:
             if number == len(lines) and records is not None:
                 break  # the writer was killed mid-line
-            raise JournalError(f"{path}:{number}: not a journal record: {str(exc).splitlines()[0]}") from None
+            message = f"{path}:{number}: not a journal record: {str(exc).splitlines()[0]}"
+            if records is None:
+                raise JournalError(message) from None
+            records.skipped.append(message)
     if records is None:
         raise JournalError(f"{path}: empty journal (no header line)")
     return records

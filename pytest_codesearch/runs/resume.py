@@ -81,4 +81,6 @@ def plan_resume(loaded: ResumePlan) -> ResumePlan:
     reused = {base_nodeid(nodeid): case for nodeid, case in earlier.cases.items()}
     universe = frozenset(base_nodeid(n) for n in earlier.collected | set(earlier.cases))
     note = f"resuming the run of {earlier.header.run.started_at}: {len(reused)} completed case(s) reused"
+    if earlier.skipped:
+        note += f"; skipped {len(earlier.skipped)} garbled journal line(s), the first {earlier.skipped[0]}"
     return ResumePlan(earlier, note, reused, universe)

@@ -6,6 +6,7 @@ import platform
 import sys
 import time
 from datetime import datetime, timezone
+from pathlib import Path
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
@@ -19,6 +20,7 @@ from pytest_codesearch.repo.prune import pruning_note
 from pytest_codesearch.runner.inprocess import timing_overhead_ns
 from pytest_codesearch.runs.finish import Finished
 from pytest_codesearch.runs.journal import JOURNAL_NAME, JournalEnd, JournalHeader, JournalWriter, RunRecords
+from pytest_codesearch.runs.reportdir import ReportDirBusy, ReportLock, supersede
 from pytest_codesearch.runs.resume import file_digest
 from pytest_codesearch.scoring import metric_names, optional_metric_names
 from pytest_codesearch.session.items import CASE_ATTRIBUTE, INVALID_ATTRIBUTE
@@ -50,6 +52,10 @@ class RunCollector:
         self.journal_error: str | None = None
         self.end = RunEnd(config, state)  # gates are parsed here: a bad one stops the run before any case
         self.started = time.time()
+        self.lock: ReportLock | None = None
+        self.session: pytest.Session | None = None
+        if not config.option.collectonly:
+            self.lock = _lock(settings.report_dir, header.run.started_at)
 
     @property
     def report(self) -> RunReport | None:
@@ -58,6 +64,7 @@ class RunCollector:
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         """Take the resumed cases; the journal opens once collection says where the report goes."""
+        self.session = session
         if self.config.option.collectonly:
             return
         self.end.junit_properties()
@@ -70,12 +77,30 @@ class RunCollector:
         full run's journal is kept) and write what arrived before it."""
         self._journal_pending = False
         target = self.end.report_dir(self.records)
+        supersede(target, self.records.header.run.started_at)  # a killed run leaves no stale report looking current
         try:
             self.journal = JournalWriter(target / JOURNAL_NAME, self.records.header)
         except OSError as exc:
             self.journal_error = f"codesearch: cannot write the journal in {exc.filename or target}: {exc.strerror or exc}"
             return
         self.journal.replay(self.records)
+        self._check_journal()
+
+    def _check_journal(self) -> None:
+        """Stop the session, once, when the journal could not be written (a full disk): every case after
+        would be lost to a resume. Its line names the file and what it keeps."""
+        if self.journal is None or self.journal.error is None or self.journal_error is not None:
+            return
+        self.journal_error = self.journal.error
+        self._stop(self.journal_error)
+
+    def _stop(self, reason: str) -> None:
+        """End the session after the case running now (pytest's ``shouldstop``; xdist's controller has its own)."""
+        if self.session is not None:
+            self.session.shouldstop = reason
+        dsession = self.config.pluginmanager.getplugin("dsession")
+        if dsession is not None:
+            dsession.shouldstop = reason
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """Remember every case collected in this process, the universe for 'not run'."""
@@ -97,6 +122,7 @@ class RunCollector:
             self.records.invalid.append(InvalidEntry.model_validate_json(invalid))
             if self.journal is not None:
                 self.journal.invalid(invalid)
+                self._check_journal()
         # pytest-xdist reports a crashed worker's case with when == "???" and nothing of ours on it
         nodeid = base_nodeid(report.nodeid)
         if str(report.when) == "???" and nodeid in self.records.collected and nodeid not in self.records.cases:
@@ -126,6 +152,8 @@ class RunCollector:
         """Close the journal of a session that ended before it finished (a usage error at start)."""
         if self.journal is not None:
             self.journal.close()
+        if self.lock is not None:
+            self.lock.release()
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         """Print the agents side by side with the best of each column marked."""
@@ -162,11 +190,13 @@ class RunCollector:
                 self.journal.collected(new)
             if digests:
                 self.journal.goldsets(digests)
+            self._check_journal()
 
     def _case(self, case: CaseResult, record_json: str) -> None:
         self.records.cases[case.nodeid] = case
         if self.journal is not None:
             self.journal.case(record_json)
+            self._check_journal()
 
     def _crashed_case(self, nodeid: str) -> CaseResult | None:
         """Rebuild what a crash report allows: the node id names gold set, case and agent."""
@@ -178,6 +208,19 @@ class RunCollector:
             ground_truth=[], relevance={}, retrieved=[], status=Status.CRASHED, latency_ms=None,
             latencies_ms=[], index_ms=None, metrics={}, error="the worker process running this case crashed",
         )  # fmt: skip
+
+
+def _lock(report_dir: Path, started_at: str) -> ReportLock | None:
+    """Return this run's lock on its report directory; another live run's is a usage error naming it.
+
+    A directory that cannot be written gets no lock: the run goes on, and its end says what it could
+    not write (as the journal's and the report's writers do)."""
+    try:
+        return ReportLock.acquire(report_dir, started_at)
+    except ReportDirBusy as exc:
+        raise pytest.UsageError(str(exc)) from None
+    except OSError:
+        return None
 
 
 def run_info(config: pytest.Config, state: RunState) -> RunInfo:

@@ -15,11 +15,12 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 import pytest_codesearch
-from pytest_codesearch.evaluate import CaseError, CaseSpec, evaluate_case
+from pytest_codesearch.evaluate import CaseError, CaseSpec, error_record, evaluate_case
 from pytest_codesearch.gcpause import paused_gc
 from pytest_codesearch.goldset import formats
 from pytest_codesearch.goldset.entries import format_error
 from pytest_codesearch.nodeids import base_nodeid, case_name
+from pytest_codesearch.recordtext import MAX_FAILURE_CHARS, MAX_TEXT_CHARS, clip, safe_text
 from pytest_codesearch.repo.remote import RemoteCache, default_cache_dir
 from pytest_codesearch.repo.resolve import default_repo, resolve_repo
 from pytest_codesearch.report.model import CaseResult, InvalidEntry
@@ -58,10 +59,28 @@ def codesearch_pool(request: pytest.FixtureRequest) -> Iterator[AgentPool]:
 
 
 def attach_record(item: pytest.Item, report: pytest.TestReport) -> None:
-    """Put the record of ``item``'s call phase on its call ``report`` as JSON text, so it crosses xdist intact."""
+    """Put the record of ``item``'s call phase on its call ``report`` as JSON text, so it crosses xdist intact.
+
+    A failure's text holding lone surrogates (an agent's error about a non-UTF-8 file name) is made safe
+    (``recordtext``): xdist cannot send it, and the terminal cannot print it; one longer than
+    ``MAX_FAILURE_CHARS`` (a traceback holding a 50 MB message) is cut.
+    """
+    if report.failed:
+        text = report.longreprtext
+        if len(text) > MAX_FAILURE_CHARS or not text.isascii():
+            shown = safe_text(clip(text, MAX_FAILURE_CHARS))
+            if shown != text:
+                report.longrepr = shown
     if isinstance(item, CaseItem) and CASE_RESULT in item.stash:
         result = item.stash[CASE_RESULT]
-        setattr(report, CASE_ATTRIBUTE, result.model_dump_json())
+        try:
+            text = result.model_dump_json()
+        except ValueError as exc:  # pydantic's serialisation error; recordtext.safe_record should leave none
+            reason = f"the case record cannot be written: {str(exc).splitlines()[0]}"
+            result = item.error_record(reason)
+            text = result.model_dump_json()
+            report.outcome, report.longrepr = "failed", f"{item.spec.goldset}:{item.spec.line}: {reason}"
+        setattr(report, CASE_ATTRIBUTE, text)
         item.config.stash[STATE].local_results[item.nodeid] = result
     elif isinstance(item, BrokenEntryItem):
         setattr(report, INVALID_ATTRIBUTE, item.invalid_entry().model_dump_json())
@@ -169,28 +188,40 @@ class CaseItem(pytest.Function):
     def runtest(self) -> None:
         """Run the case, keep its record, publish its figures, and fail if the agent raised."""
         state: RunState = self.config.stash[STATE]
-        outcome = evaluate_case(
-            self.spec,
-            self.choice,
-            self.funcargs[POOL_FIXTURE],  # type: ignore[arg-type]
-            state.snapshots,
-            state.settings,
-            seed=state.seed,
-            nodeid=base_nodeid(self.nodeid),
-            worker=state.worker_id,
-        )
+        try:
+            outcome = evaluate_case(
+                self.spec,
+                self.choice,
+                self.funcargs[POOL_FIXTURE],  # type: ignore[arg-type]
+                state.snapshots,
+                state.settings,
+                seed=state.seed,
+                nodeid=base_nodeid(self.nodeid),
+                worker=state.worker_id,
+            )
+        except Exception as exc:  # outside the agent call (a tree that cannot be read, a record that cannot be made)
+            message = f"{type(exc).__name__}: {exc}"
+            self.stash[CASE_RESULT] = self.error_record(message)
+            raise CaseError(message) from exc
         self.stash[CASE_RESULT] = outcome.result
         self.user_properties.extend(_properties(outcome.result))
         if outcome.failure is not None:
             raise outcome.failure
 
+    def error_record(self, message: str) -> CaseResult:
+        """Return this item's ``error`` record with ``message``, for a failure outside the agent call."""
+        state: RunState = self.config.stash[STATE]
+        return error_record(
+            self.spec, self.choice, state.settings, message, nodeid=base_nodeid(self.nodeid), worker=state.worker_id
+        )
+
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
         """Show the agent's own traceback, or our one-line message for a case that cannot run."""
         failure = excinfo.value
         if isinstance(failure, CaseError):
-            return f"{self.spec.goldset}:{self.spec.line}: {failure}"
+            return f"{self.spec.goldset}:{self.spec.line}: {_shown(failure)}"
         if isinstance(failure, (AgentTimeout, AgentCrashed)):
-            return f"agent {self.choice.name!r}, case {self.spec.case.id!r}: {failure}"
+            return f"agent {self.choice.name!r}, case {self.spec.case.id!r}: {_shown(failure)}"
         if isinstance(failure, AgentError) and hasattr(failure.__cause__, "traceback_text"):
             text = getattr(failure.__cause__, "traceback_text")
             return f"{text}\nagent {self.choice.name!r} raised this {failure} in its child process (case {self.spec.case.id!r})"
@@ -264,6 +295,11 @@ def _restructure_node_id(item: pytest.Item) -> None:
         item._id = parse(str(node_id))
 
 
+def _shown(error: object) -> str:
+    """Return an error's text as records and the terminal show it: safe, and cut to ``MAX_TEXT_CHARS``."""
+    return safe_text(clip(str(error), MAX_TEXT_CHARS))
+
+
 def _agent_frames(excinfo: pytest.ExceptionInfo[BaseException]) -> Any:
     """Keep the traceback entries of the agent's code, dropping the harness's and asyncio's."""
     kept = [e for e in excinfo.traceback if not str(e.path).startswith(_HIDDEN_DIRS)]
@@ -318,6 +354,7 @@ class BrokenEntryItem(pytest.Item):
         self, *, goldset: str, line: int, error: str, case_id: str | None, **kwargs: Any
     ) -> None:
         super().__init__(**kwargs)
+        error = _shown(error)
         self.entry = InvalidEntry(goldset=goldset, line=line, case_id=case_id, error=error)
         self.message = format_error(goldset, line, error) if line else f"{goldset}: {error}"
         if case_id:

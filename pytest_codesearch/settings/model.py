@@ -79,6 +79,8 @@ class Settings:
     """Mined cases record their line ranges, functions and modules."""
     no_save: bool
     """Do not save the run under ``<cache_dir>/history/``."""
+    history_keep: int
+    """Saved runs kept in the history; the oldest beyond are removed when a run is saved."""
     history: bool
     compare: tuple[str, ...]
     """Saved runs ``--codesearch-compare`` compares (paths, ids, ``latest``, ``previous``)."""

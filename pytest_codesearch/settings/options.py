@@ -39,6 +39,7 @@ DEFAULT_CACHE_DIR = ".codesearch"
 DEFAULT_CACHE_BYTES = 2 << 30
 DEFAULT_CACHE_SIZE = f"{DEFAULT_CACHE_BYTES >> 30}GB"
 DEFAULT_BOOTSTRAP = 1000
+DEFAULT_HISTORY_KEEP = 100
 DEFAULT_ALPHA = 0.05
 DEFAULT_INDEX_TIMEOUT = 600.0
 REPORT_FORMATS = REPORT_DIR_FORMATS
@@ -191,6 +192,9 @@ OPTIONS: tuple[Option, ...] = (
            flag="--codesearch-generate-lines", yaml="dataset.lines"),
     Option("no_save", Boolean(), False, "do not save this run under <cache_dir>/history/ (see docs/ci.md)",
            flag="--codesearch-no-save", action="store_true", shown_default="off (every run is saved)"),
+    Option("history_keep", Integer(), DEFAULT_HISTORY_KEEP, "saved runs kept under <cache_dir>/history/: saving "
+           "one more removes the oldest (see docs/ci.md)", flag="--codesearch-history-keep",
+           ini="codesearch_history_keep", yaml="output.history_keep"),
     Option("history", Boolean(), False, "list the saved runs and run no case", flag="--codesearch-history",
            action="store_true", shown_default="off"),
     Option("compare", Names(metavar="RUN"), (), "compare saved runs (paths, ids, latest, previous; the first is "

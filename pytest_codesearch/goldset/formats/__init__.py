@@ -15,8 +15,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..entries import LoadedGoldSet
+from ..model import GoldSetMetadata
 from . import fqn, native, swebench, yaml_queries
-from .base import Format, ReadOptions, RepoMap
+from .base import Format, ReadOptions, RepoMap, SkippedFileWarning
 
 FORMATS: tuple[Format, ...] = (swebench.FORMAT, fqn.FORMAT, yaml_queries.FORMAT, native.FORMAT)
 """Every known shape, most specific first."""
@@ -35,7 +36,10 @@ def reader_for(path: Path, formats: Sequence[Format] = FORMATS) -> Format | None
 def load(path: Path, options: ReadOptions | None = None) -> LoadedGoldSet:
     """Read ``path`` with the format that claims it (the native reader when none does); never raises."""
     fmt = reader_for(path) or native.FORMAT
-    return fmt.read(path, options or ReadOptions())
+    try:
+        return fmt.read(path, options or ReadOptions())
+    except Exception as exc:  # a reader's own failure on odd content: the file's one error, the run goes on
+        return LoadedGoldSet(path, GoldSetMetadata(), [], f"cannot read: {type(exc).__name__}: {exc}")
 
 
-__all__ = ["FORMATS", "SUFFIXES", "Format", "ReadOptions", "RepoMap", "load", "reader_for"]
+__all__ = ["FORMATS", "SUFFIXES", "Format", "ReadOptions", "RepoMap", "SkippedFileWarning", "load", "reader_for"]

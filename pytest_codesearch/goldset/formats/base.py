@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+import warnings
 from pathlib import Path
 
 from pytest_codesearch.repo.remote import RemoteCache
@@ -53,5 +54,13 @@ class Format:
             return False
         try:
             return self.sniff(path)
-        except OSError:
+        except FileNotFoundError:
+            return False  # gone: ``load`` says so when asked for it
+        except Exception as exc:  # unreadable, or content no reader expected: never the whole collection
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else f"{type(exc).__name__}: {exc}"
+            warnings.warn(SkippedFileWarning(f"{path}: skipped, cannot read it ({reason})"), stacklevel=2)
             return False
+
+
+class SkippedFileWarning(UserWarning):
+    """A file with a gold-set suffix that could not be looked at: it is not collected."""

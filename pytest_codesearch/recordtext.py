@@ -1,0 +1,90 @@
+"""Text safe for records: the one place that makes strings from gold sets, repositories and agents writable.
+
+A case record is JSON (UTF-8) in the test report, the journal, ``results.json`` and every report file.
+A Python string can hold what UTF-8 cannot: a lone surrogate from a gold set (``"\\ud800"`` is valid
+JSON) or from a file name that is not UTF-8 (Python decodes its bytes with ``surrogateescape``, so
+byte ``0xE9`` becomes ``"\\udce9"``). ``safe_record`` rewrites every such character once, when the record
+is made, so that nothing later can fail to write it:
+
+- a byte escaped by ``surrogateescape`` (``U+DC80``..``U+DCFF``) becomes ``\\xNN``, the byte it stands for
+  (a Latin-1 ``café`` directory is recorded as ``caf\\xe9``);
+- any other lone surrogate becomes ``\\uXXXX``.
+
+Only the record is rewritten: agents get the query as the gold set gives it, and file names still
+round-trip to the tree (snapshots keep ``surrogateescape`` names where they are used as paths). A
+record that is rewritten no longer names the exact string, which is the price of writing it at all.
+
+Sizes are bounded the same way, since a record is copied into the journal, ``results.json``, the CSV,
+the HTML page and the history: the query keeps ``MAX_QUERY_CHARS`` characters, every other string of
+the record (an answer entry, an error text, a metadata value) ``MAX_TEXT_CHARS``; what is cut ends in
+a note saying how much (``clip``). The fields that name the case (``RECORD_NAMES``) are never cut.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+MAX_QUERY_CHARS = 16_384
+"""The characters of a query a record keeps (a long issue text fits; a 50 MB one does not)."""
+MAX_TEXT_CHARS = 4_096
+"""The characters any other string of a record keeps: a path, a symbol, an error text, a metadata value."""
+MAX_FAILURE_CHARS = 65_536
+"""The characters of a failed item's text (its traceback) pytest shows and sends across xdist."""
+RECORD_NAMES = frozenset({"id", "goldset", "agent", "nodeid", "repo", "snapshot", "base_commit", "worker"})
+"""Record fields that name the case: made safe, never cut (node ids must match the collected ones)."""
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if 0xDC80 <= code <= 0xDCFF:
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\u{code:04x}"
+
+
+def safe_text(text: str) -> str:
+    """Return ``text`` with every lone surrogate escaped (``\\xNN`` for a ``surrogateescape`` byte)."""
+    if text.isascii():
+        return text
+    return _SURROGATE.sub(_escape, text)
+
+
+def clip(text: str, limit: int) -> str:
+    """Return ``text`` cut to ``limit`` characters, ending in a note saying how many were cut."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... [{len(text) - limit:,} more characters cut]"
+
+
+def safe_value(value: Any, limit: int | None = MAX_TEXT_CHARS) -> Any:
+    """Return ``value`` with every string in it made safe (``safe_text``) and cut to ``limit`` (``clip``;
+    None: not cut), keys of mappings too.
+
+    Strings, lists, tuples and dicts are rebuilt only when something in them changed; any other value
+    is returned as it is (the record's model checks its type).
+    """
+    if isinstance(value, str):
+        return safe_text(value if limit is None else clip(value, limit))
+    if isinstance(value, (list, tuple)):
+        items = [safe_value(v, limit) for v in value]
+        if all(a is b for a, b in zip(items, value)):
+            return value
+        return tuple(items) if isinstance(value, tuple) else items
+    if isinstance(value, dict):
+        pairs = [(safe_value(k, limit), safe_value(v, limit)) for k, v in value.items()]
+        if all(k is k0 and v is v0 for (k, v), (k0, v0) in zip(pairs, value.items())):
+            return value
+        return dict(pairs)
+    return value
+
+
+def safe_record(record: dict[str, Any]) -> dict[str, Any]:
+    """Return a case record's fields (as given to ``CaseResult``) with every string safe for JSON and bounded."""
+    return {key: safe_value(value, _limit(key)) for key, value in record.items()}
+
+
+def _limit(key: str) -> int | None:
+    if key in RECORD_NAMES:
+        return None
+    return MAX_QUERY_CHARS if key == "query" else MAX_TEXT_CHARS

@@ -1,0 +1,83 @@
+"""The report directory while a run owns it: one run at a time (a lock), and no stale report looking current.
+
+- ``ReportLock.acquire(directory, started_at)``: an exclusive ``fcntl.flock`` on ``.codesearch.lock`` in
+  the report directory, held until the run ends (or its process dies: the kernel drops the lock). The
+  file names the holder (pid and start time), so a second run on the same directory is refused with one
+  line naming it instead of interleaving the journal.
+- ``supersede(directory, started_at)``: before a run journals its first case, the report it will replace
+  (``results.json`` in the directory it writes to) is marked ``"incomplete": true`` and
+  ``"superseded_by": "<the new run's start>"``, so a run killed before its end never leaves the
+  previous report looking like its own. The new run's end rewrites the file without the marker.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from pathlib import Path
+from typing import IO
+
+from pytest_codesearch.atomic import atomic_file
+
+LOCK_NAME = ".codesearch.lock"
+"""The lock file's name in the report directory."""
+RESULTS_NAME = "results.json"
+
+
+class ReportDirBusy(Exception):
+    """Another live run holds the report directory; str() is the one line to show."""
+
+
+class ReportLock:
+    """The exclusive hold of a run on its report directory (see the module docstring)."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._stream: IO[str] | None = stream
+
+    @classmethod
+    def acquire(cls, directory: Path, started_at: str) -> ReportLock:
+        """Return the lock on ``directory`` (created if needed); raise ``ReportDirBusy`` naming the holder."""
+        directory.mkdir(parents=True, exist_ok=True)
+        stream = open(directory / LOCK_NAME, "a+", encoding="utf-8")
+        try:
+            fcntl.flock(stream.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            stream.seek(0)
+            holder = stream.read().strip() or "another process"
+            stream.close()
+            raise ReportDirBusy(
+                f"codesearch: the report directory {directory} is in use by the run of {holder}; wait for it to "
+                "end or give another --codesearch-report-dir"
+            ) from None
+        stream.seek(0)
+        stream.truncate()
+        stream.write(f"pid {os.getpid()}, started {started_at}\n")
+        stream.flush()
+        return cls(stream)
+
+    def release(self) -> None:
+        """Let the next run have the directory (closing the file drops the lock)."""
+        if self._stream is not None:
+            self._stream.close()
+            self._stream = None
+
+
+def supersede(directory: Path, started_at: str) -> bool:
+    """Mark the report in ``directory`` as superseded by the run started at ``started_at``; return True when
+    there was one to mark. A report that cannot be read or rewritten is left as it is (False)."""
+    path = directory / RESULTS_NAME
+    try:
+        report = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return False
+    if not isinstance(report, dict):
+        return False
+    report["incomplete"], report["superseded_by"] = True, started_at
+    try:
+        with atomic_file(path) as stream:
+            json.dump(report, stream, indent=2)
+            stream.write("\n")
+    except OSError:
+        return False
+    return True
