@@ -50,6 +50,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             kwargs: dict[str, Any] = {"action": option.action, "help": text.replace("%", "%%")}
             if option.action != "store_true":
                 kwargs.update(default=[] if option.action == "append" else None, metavar=option.type.metavar)
+            else:  # absent is None, not False, so that an ini key or the YAML file can still turn it on
+                kwargs.update(default=None)
             if option.nargs:
                 kwargs["nargs"] = option.nargs
             group.addoption(option.flag, **kwargs)

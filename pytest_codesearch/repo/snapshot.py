@@ -235,11 +235,17 @@ class SnapshotStore:
         return self._built(root, build())
 
     def _copy(self, listing: WorktreeListing) -> int:
+        if self.size_limit is not None and listing.size > self.size_limit:
+            raise SnapshotError(
+                f"{listing.root}: its {len(listing.files)} files take {listing.size} bytes, more than the snapshot"
+                f" cache's bound of {self.size_limit} bytes (--codesearch-cache-size): agents that need a directory"
+                " get a copy of a working tree; give base_commit, or raise the bound"
+            )
         try:
             copy_worktree(self.cache_dir, listing)
         except OSError as exc:
             raise SnapshotError(f"{listing.root}: cannot copy its files into {self.cache_dir}: {exc}") from None
-        return 0  # its copies are measured as the directory's own bytes
+        return listing.size
 
     def _write(self, path: Path, commit: str) -> int:
         repository = self._repository(path, commit)

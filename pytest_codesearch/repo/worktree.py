@@ -42,6 +42,8 @@ class WorktreeListing:
     files: frozenset[str]
     hidden: bool
     signature: str
+    size: int = 0
+    """The listed files' bytes: what a copy takes."""
 
 
 def list_worktree(root: Path, exclude: AbstractSet[str]) -> WorktreeListing:
@@ -53,6 +55,7 @@ def list_worktree(root: Path, exclude: AbstractSet[str]) -> WorktreeListing:
     files: list[str] = []
     digest = hashlib.sha1(usedforsecurity=False)
     hidden = False
+    size = 0
     pending = [(str(root), "")]
     while pending:
         directory, prefix = pending.pop()
@@ -68,10 +71,11 @@ def list_worktree(root: Path, exclude: AbstractSet[str]) -> WorktreeListing:
             elif entry.is_file(follow_symlinks=False):
                 found = entry.stat(follow_symlinks=False)
                 files.append(prefix + entry.name)
+                size += found.st_size
                 digest.update(b"%s\0%d\0%d\0%d\n" % (os.fsencode(files[-1]), found.st_size, found.st_mtime_ns,
                                                     found.st_ino))
     place = hashlib.sha1(os.fsencode(root), usedforsecurity=False).hexdigest()[:12]
-    return WorktreeListing(root, frozenset(files), hidden, f"{place}-{digest.hexdigest()}")
+    return WorktreeListing(root, frozenset(files), hidden, f"{place}-{digest.hexdigest()}", size)
 
 
 def worktree_directory(cache_dir: Path, listing: WorktreeListing) -> Path:

@@ -21,7 +21,7 @@ from pytest_codesearch.goldset import formats
 from pytest_codesearch.goldset.entries import format_error
 from pytest_codesearch.nodeids import base_nodeid, case_name
 from pytest_codesearch.repo.remote import RemoteCache, default_cache_dir
-from pytest_codesearch.repo.resolve import default_repo, resolve_repo
+from pytest_codesearch.repo.resolve import confined, default_repo, resolve_repo
 from pytest_codesearch.report.model import CaseResult, InvalidEntry
 from pytest_codesearch.runner.base import AgentCrashed, AgentError, AgentTimeout
 from pytest_codesearch.settings.model import Settings
@@ -90,7 +90,10 @@ class GoldsetFile(pytest.File):
             yield BrokenEntryItem.from_parent(
                 self, name="goldset-file", goldset=display, line=0, error=loaded.error, case_id=None
             )
-        repo, repo_error = default_repo(self.path, loaded.metadata.repo, display, options.repos, options.remotes)
+        project = None if state.settings.allow_any_repo else self.config.rootpath.resolve()
+        repo, repo_error = confined(
+            default_repo(self.path, loaded.metadata.repo, display, options.repos, options.remotes), project
+        )
         base = loaded.metadata.base_commit
         fixtureinfo = None
         for entry in loaded.entries:
@@ -106,9 +109,9 @@ class GoldsetFile(pytest.File):
                 continue
             case = entry.case
             commit = case.base_commit if case.base_commit is not None else base
-            case_repo, case_error = (repo, repo_error) if case.repo is None else resolve_repo(
+            case_repo, case_error = (repo, repo_error) if case.repo is None else confined(resolve_repo(
                 case.repo, self.path, options.repos, remotes=options.remotes, commit=commit
-            )
+            ), project)
             spec = CaseSpec(
                 goldset=display,
                 line=entry.line,
