@@ -14,6 +14,7 @@ import pytest
 from pytest_codesearch.nodeids import base_nodeid, is_case_nodeid, parse_nodeid
 from pytest_codesearch.report.render.cost import cost_lines
 from pytest_codesearch.report.model import AgentInfo, CaseResult, InvalidEntry, RunInfo, RunReport
+from pytest_codesearch.printable import visible
 from pytest_codesearch.report.render.terminal import render_terminal
 from pytest_codesearch.repo.prune import pruning_note
 from pytest_codesearch.runner.inprocess import timing_overhead_ns
@@ -135,7 +136,7 @@ class RunCollector:
         terminalreporter.section("codesearch")
         width = self.config.get_terminal_writer().fullwidth
         for line in render_terminal(report, None, width) + cost_lines(report) + _advice(report):
-            terminalreporter.write_line(line)
+            terminalreporter.write_line(visible(line))
         results = report.cases
         cases = len({(c.goldset, c.id) for c in results})
         agents = len({c.agent for c in results})
@@ -144,7 +145,7 @@ class RunCollector:
             f"seed {self.state.seed}; report in {self.end.report_dir(self.records)}"
         )
         for line in self.end.lines + self.finished.lines:
-            terminalreporter.write_line(line, red=line in self.finished.failures)
+            terminalreporter.write_line(visible(line), red=line in self.finished.failures)
         note = pruning_note(self.state.snapshots.cache_dir, self.started, self.state.settings.cache_size)
         if note is not None:
             terminalreporter.write_line(note)

@@ -21,6 +21,7 @@ from pytest_codesearch.goldset import formats
 from pytest_codesearch.goldset.entries import format_error
 from pytest_codesearch.nodeids import base_nodeid, case_name
 from pytest_codesearch.repo.remote import RemoteCache, default_cache_dir
+from pytest_codesearch.printable import visible
 from pytest_codesearch.repo.resolve import confined, default_repo, resolve_repo
 from pytest_codesearch.report.model import CaseResult, InvalidEntry
 from pytest_codesearch.runner.base import AgentCrashed, AgentError, AgentTimeout
@@ -188,7 +189,13 @@ class CaseItem(pytest.Function):
             raise outcome.failure
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
-        """Show the agent's own traceback, or our one-line message for a case that cannot run."""
+        """Show the agent's own traceback, or our one-line message for a case that cannot run; control
+        characters from the gold set, the repository or the agent show as escapes (``printable.py``)."""
+        shown = self._repr_failure(excinfo)
+        text = shown if isinstance(shown, str) else str(shown)
+        return visible(text) if visible(text) != text else shown
+
+    def _repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:
         failure = excinfo.value
         if isinstance(failure, CaseError):
             return f"{self.spec.goldset}:{self.spec.line}: {failure}"
@@ -336,9 +343,9 @@ class BrokenEntryItem(pytest.Item):
         raise InvalidGoldsetEntry(self.message)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
-        """Show the error message alone, without our traceback."""
+        """Show the error message alone, without our traceback (control characters escaped)."""
         if isinstance(excinfo.value, InvalidGoldsetEntry):
-            return self.message
+            return visible(self.message)
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int, str]:
