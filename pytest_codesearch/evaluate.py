@@ -10,7 +10,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from pytest_codesearch.agents.contract import ContractError, RetrievalResult
+from pytest_codesearch.agents.contract import ContractError, RetrievalResult, modules_of
 from pytest_codesearch.agents.normalize import normalize_entities, normalize_paths
 from pytest_codesearch.agents.registry import AgentChoice
 from pytest_codesearch.agents.builtin.sanity import CaseInfo
@@ -308,6 +308,8 @@ def _score(
     record["retrieved_modules"], modules_dropped = normalize_entities(
         answer.modules, snapshot.root, snapshot.files, original
     )
+    if answer.modules == modules_of(answer.functions):  # derived from the functions: their drops are those
+        modules_dropped = []
     dropped = [*normalized.dropped, *functions_dropped, *modules_dropped]
     record["dropped"], record["invalid_paths"] = dropped[:MAX_EXTRA_ENTRIES], len(dropped)
     metrics.update(score_levels(spec.case, record["retrieved_modules"], record["retrieved_functions"], settings.ks))
