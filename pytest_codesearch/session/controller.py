@@ -18,7 +18,7 @@ from pytest_codesearch.printable import visible
 from pytest_codesearch.report.render.terminal import render_terminal
 from pytest_codesearch.repo.prune import pruning_note
 from pytest_codesearch.runner.inprocess import timing_overhead_ns
-from pytest_codesearch.runs.finish import Finished
+from pytest_codesearch.runs.finish import Finished, exit_status
 from pytest_codesearch.runs.journal import JOURNAL_NAME, JournalEnd, JournalHeader, JournalWriter, RunRecords
 from pytest_codesearch.runs.resume import file_digest
 from pytest_codesearch.scoring import metric_names, optional_metric_names
@@ -112,7 +112,9 @@ class RunCollector:
             return
         if self._journal_pending:  # nothing was collected (a collection error, no gold set)
             self._open_journal()
-        end = JournalEnd(finished_at=_now(), exit_status=int(exitstatus))
+        # the status the records give (a resumed run that had nothing left to run is 0, not pytest's 5)
+        status = exit_status(int(exitstatus), self.records, sharded=self.state.settings.shard is not None)
+        end = JournalEnd(finished_at=_now(), exit_status=status)
         self.records.end = end
         if self.journal is not None:
             self.journal.end(end)
