@@ -69,3 +69,15 @@ def test_the_terminal_shows_an_agents_escape_bytes_escaped(pytester: pytest.Pyte
         "*RuntimeError: clears your screen\\x1b[[]2J\\x1b[[]H and rings\\x07*",
         "FAILED cases.jsonl::c1[[]loud[]]*",
     ])
+
+
+def test_a_goldset_file_named_with_escape_bytes_is_left_out_with_a_warning(pytester: pytest.Pytester) -> None:
+    from example_project import write_project
+
+    write_project(pytester.path, name="good.jsonl")
+    write_project(pytester.path, name="red\x1b[31m.jsonl")
+    result = pytester.runpytest("--codesearch-agent=oracle", "--codesearch-runs=1")
+    result.assert_outcomes(passed=3, warnings=2)  # the other warning: the cases search a working tree
+    assert "\x1b" not in result.stdout.str()
+    result.stdout.fnmatch_lines(["*GoldsetNameWarning: *red\\x1b[[]31m.jsonl: a gold-set file whose name holds "
+                                 "control characters is not collected; rename it"])
