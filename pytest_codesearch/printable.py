@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import re
 
-_HIDDEN = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
-"""Control characters but newline and tab, DEL, the C1 controls and lone surrogates."""
+_HIDDEN = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+"""Control characters but newline and tab, DEL, the C1 controls, the bidirectional overrides (which
+reorder what a terminal shows) and lone surrogates."""
 
 
 def visible(text: str) -> str:
-    """Return ``text`` with each control character (newline and tab excepted) and lone surrogate shown as
-    its Python escape (``\\x1b``, ``\\udcff``); other text is unchanged."""
+    """Return ``text`` with each control character (newline and tab excepted), bidirectional override
+    and lone surrogate shown as its Python escape (``\\x1b``, ``\\u202e``, ``\\udcff``); other text is
+    unchanged."""
     if _HIDDEN.search(text) is None:
         return text
     return _HIDDEN.sub(lambda found: repr(found.group())[1:-1], text)
