@@ -10,7 +10,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from pytest_codesearch.agents.contract import ContractError, RetrievalResult
+from pytest_codesearch.agents.contract import ContractError, RetrievalResult, modules_of
 from pytest_codesearch.agents.normalize import normalize_entities, normalize_paths
 from pytest_codesearch.agents.registry import AgentChoice
 from pytest_codesearch.agents.builtin.sanity import CaseInfo
@@ -20,7 +20,7 @@ from pytest_codesearch.recordtext import safe_record
 from pytest_codesearch.repo import Snapshot, SnapshotError, SnapshotStore
 from pytest_codesearch.repo.suggest import missing_path_message
 from pytest_codesearch.report.model import CaseResult
-from pytest_codesearch.runner.base import AgentCrashed, AgentError, AgentTimeout, Answers
+from pytest_codesearch.runner.base import AgentCrashed, AgentError, AgentRunner, AgentTimeout, Answers
 from pytest_codesearch.runner.inprocess import run_agent_code
 from pytest_codesearch.scoring.matching import MatchMode, match_paths, match_symbols, unmatched_truth
 from pytest_codesearch.scoring import (
@@ -158,14 +158,36 @@ def _ask(
 ) -> Answers:
     record["elapsed_ms"] = None  # an attempt that fails says what it cost
     runner = run_agent_code("creating the agent", lambda: pool.runner(choice))
-    if runner.needs_directory:
-        _ensure_directory(snapshot, snapshots)
+    if not runner.needs_directory:
+        return _prepare_and_answer(record, spec, runner, snapshot, settings, seed)
+    _ensure_directory(snapshot, snapshots)
+    try:
+        return _prepare_and_answer(record, spec, runner, snapshot, settings, seed)
+    finally:  # whatever the agent did, later agents must see the snapshot as it was
+        _check_untouched(snapshot, snapshots)
+
+
+def _prepare_and_answer(
+    record: dict[str, Any], spec: CaseSpec, runner: AgentRunner, snapshot: Snapshot, settings: Settings, seed: int
+) -> Answers:
     index_budget = settings.index_timeout
     prepared = _costed(record, index_budget, lambda: runner.prepare(snapshot, index_budget))
     record["index_ms"], record["indexed"] = prepared.index_ms, prepared.indexed
     runner.observe(CaseInfo(spec.case.id, spec.case.relevance_map(), seed))
     query, runs, budget, warmup = spec.case.query, settings.runs, settings.timeout, settings.warmup
     return _costed(record, budget, lambda: runner.answer(query, runs, budget, warmup))
+
+
+def _check_untouched(snapshot: Snapshot, snapshots: SnapshotStore) -> None:
+    """Raise a ``CaseError`` naming what the agent changed in its snapshot directory (now rebuilt)."""
+    changed = snapshots.check(snapshot)
+    if changed:
+        shown = ", ".join(change.describe() for change in changed[:3])
+        more = f" and {len(changed) - 3} more" if len(changed) > 3 else ""
+        raise CaseError(
+            f"the agent changed its snapshot directory, which is read-only: {shown}{more}"
+            " (it is rebuilt for later agents)"
+        )
 
 
 def _costed(record: dict[str, Any], budget_s: float | None, call: Callable[[], T]) -> T:
@@ -296,6 +318,8 @@ def _score(
     record["retrieved_modules"], modules_dropped = normalize_entities(
         answer.modules, snapshot.root, snapshot.files, original
     )
+    if answer.modules == modules_of(answer.functions):  # derived from the functions: their drops are those
+        modules_dropped = []
     dropped = [*normalized.dropped, *functions_dropped, *modules_dropped]
     record["dropped"], record["invalid_paths"] = dropped[:MAX_EXTRA_ENTRIES], len(dropped)
     metrics.update(score_levels(spec.case, record["retrieved_modules"], record["retrieved_functions"], settings.ks))

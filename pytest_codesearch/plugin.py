@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_codesearch.printable import visible
 from pytest_codesearch.session.agents import choose_agents
 from pytest_codesearch.settings.options import OPTIONS
 from pytest_codesearch.settings.types import Names
@@ -50,6 +51,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             kwargs: dict[str, Any] = {"action": option.action, "help": text.replace("%", "%%")}
             if option.action != "store_true":
                 kwargs.update(default=[] if option.action == "append" else None, metavar=option.type.metavar)
+            else:  # absent is None, not False, so that an ini key or the YAML file can still turn it on
+                kwargs.update(default=None)
             if option.nargs:
                 kwargs["nargs"] = option.nargs
             group.addoption(option.flag, **kwargs)
@@ -169,6 +172,14 @@ def _resume(config: pytest.Config, state: RunState, plan: ResumePlan) -> None:
 RESUME_NOTE = pytest.StashKey[str]()
 
 
+BADLY_NAMED = pytest.StashKey[list[str]]()
+"""Gold-set files left out because their names hold control characters, shown escaped."""
+
+
+class GoldsetNameWarning(pytest.PytestWarning):
+    """A gold-set file was left out because its name holds control characters (issue 18 item 12)."""
+
+
 class WorktreeWarning(pytest.PytestWarning):
     """Cases search a working tree as it is rather than a commit: their results follow its current files."""
 
@@ -184,12 +195,16 @@ def _harness_paths(config: pytest.Config, settings: Settings) -> list[Path]:
 
 
 def _warn_about_worktrees(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Warn once per run (from one process) when a case searches a directory as it is."""
+    """Warn once per run (from one process) when a case searches a directory as it is, and about gold-set
+    files left out for their names."""
     from pytest_codesearch.session.items import CaseItem
 
     workerinput = getattr(config, "workerinput", None)
     if workerinput is not None and workerinput.get("workerid") != "gw0":  # every worker collects the same
         return
+    for printed in config.stash.get(BADLY_NAMED, []):
+        message = f"{printed}: a gold-set file whose name holds control characters is not collected; rename it"
+        warnings.warn(GoldsetNameWarning(message), stacklevel=1)
     specs = [i.spec for i in items if isinstance(i, CaseItem) and i.spec.repo is not None]
     trees = sorted({str(spec.repo) for spec in specs if spec.base_commit is None})
     if trees:
@@ -328,6 +343,10 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> GoldsetFil
     if reader_for(file_path) is None:
         return None
     parent.config.stash[STATE].snapshots.exclude(file_path)  # no agent may read a gold set of the run
+    printed = visible(str(file_path))
+    if printed != str(file_path):  # pytest prints node ids as they are: a name could drive the terminal
+        parent.config.stash.setdefault(BADLY_NAMED, []).append(printed)  # warned about after collection
+        return None
     return GoldsetFile.from_parent(parent, path=file_path)
 
 

@@ -79,3 +79,28 @@ def test_entity_answers_are_normalised_and_cut_through_the_plugin(
     assert (record["invalid_paths"], record["dropped"]) == (1, ["gone.py:f"])
     assert record.get("answer_cut_from") == cut_from
     assert (record["metrics"]["function_acc@1"], record["metrics"]["module_mrr"]) == (1.0, 1.0)
+
+
+DERIVED = """
+import pytest_codesearch as pcs
+
+def _answer(query):
+    return pcs.RetrievalResult(files=["src/app.py"], functions=["gone.py:f", "src/app.py:create_app", "gone.py:C.m"])
+
+@pcs.agent(name="derived")
+def derived():
+    return _answer
+"""
+
+
+def test_a_dropped_function_is_listed_once_when_modules_are_derived_from_it(
+    pytester: pytest.Pytester, make_conftest: Callable[[str], None]
+) -> None:
+    case = {"id": "app", "query": "create the app", "ground_truth_files": ["src/app.py"],
+            "ground_truth_functions": ["src/app.py:create_app"]}  # fmt: skip
+    write_project(pytester.path, [case])
+    make_conftest(DERIVED)
+    pytester.runpytest("--codesearch-agent=derived", "--codesearch-runs=1").assert_outcomes(passed=1)
+    (record,) = read_results(pytester.path)["cases"]
+    assert record["retrieved_modules"] == ["src/app.py:create_app"]
+    assert (record["invalid_paths"], record["dropped"]) == (2, ["gone.py:f", "gone.py:C.m"])

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+
+import pytest
 
 from pytest_codesearch.goldset.formats import reader_for
 from pytest_codesearch.goldset.formats.yaml_queries import load_yaml_queries
@@ -87,3 +90,20 @@ def test_whole_file_problems_name_their_line(tmp_path: Path) -> None:
     assert load_yaml_queries(_write(tmp_path, "match: fuzzy\nqueries: []\n")).error == (
         "line 1: match: Input should be 'exact' or 'substring'"
     )
+
+
+@pytest.mark.parametrize("with_commit", [False, True], ids=["working-tree", "base-commit"])
+def test_the_oracle_answers_a_substring_entry_with_the_file_that_holds_it(
+    pytester: pytest.Pytester, with_commit: bool
+) -> None:
+    from gitrepo import commit, init_repo, write_files
+
+    files = {"pkg/mod1.py": "def f():\n    pass\n", "mod2.py": "x = 1\n"}
+    head = commit(init_repo(pytester.path / "repo"), files, "first")
+    write_files(pytester.path / "repo", files)
+    base = f"base_commit: {head}\n" if with_commit else ""
+    pytester.makefile(".yaml", queries=f"repo: repo\n{base}queries:\n  - id: q1\n    query: where is f\n"
+                      "    category: function_search\n    expected_files: [mod1.py]\n")  # fmt: skip
+    pytester.runpytest("--codesearch-agent=oracle", "--codesearch-runs=1").assert_outcomes(passed=1)
+    (record,) = json.loads((pytester.path / "codesearch-report" / "results.json").read_text())["cases"]
+    assert (record["retrieved"], record.get("dropped", []), record["metrics"]["recall"]) == (["pkg/mod1.py"], [], 1.0)

@@ -151,11 +151,11 @@ def test_csv_error_row_has_blank_metrics_and_the_error(report: RunReport) -> Non
 
 @pytest.mark.parametrize("dangerous", ["=cmd()", "+1", "-x.py", "@SUM(A1)", "\tx", "\rx", "\nx"])
 def test_csv_neutralises_formula_cells(dangerous: str) -> None:
-    hostile = case("c1", "a", 0.5, 0.5, 1.0, query=dangerous, retrieved=[dangerous, "b.py"],
+    hostile = case("c1", "a", 0.5, 0.5, 1.0, query=dangerous, retrieved=[dangerous, "b.py", dangerous],
                    ground_truth=[dangerous], error=dangerous)  # fmt: skip
     row = _rows(render_csv(report_of([hostile], ["a"])))[0]
     assert row["query"] == "'" + dangerous
-    assert row["retrieved"] == f"'{dangerous};b.py"
+    assert row["retrieved"] == f"'{dangerous};b.py;'{dangerous}"  # every list item: a locale splitting at ;
     assert row["ground_truth"] == row["error"] == "'" + dangerous
     assert row["f1"] == "0.5"
 
@@ -167,10 +167,11 @@ def _reference_csv(report: RunReport) -> str:
     metrics = report.metric_names()
     writer.writerow(csv_columns(report))
     for c in report.cases:
-        text = [c.id, c.goldset, c.agent, c.status.value, c.query, ";".join(c.retrieved), ";".join(c.ground_truth)]
+        lists = [";".join(map(neutralize, c.retrieved)), ";".join(map(neutralize, c.ground_truth))]
+        text = [c.id, c.goldset, c.agent, c.status.value, c.query, *lists]
         numbers = [c.metrics.get(name) for name in metrics] + [c.latency_ms, c.elapsed_ms, c.index_ms]
         tail = ["true" if c.indexed else "false", c.error or ""]
-        writer.writerow([*map(neutralize, text), *numbers, *map(neutralize, tail)])
+        writer.writerow([*map(neutralize, text[:5]), *text[5:], *numbers, *map(neutralize, tail)])
     return buffer.getvalue()
 
 
@@ -413,3 +414,26 @@ def test_writers_render_a_run_that_ran_nothing() -> None:
     assert render_csv(empty).splitlines() == [
         "id,goldset,agent,status,query,retrieved,ground_truth,latency_ms,elapsed_ms,index_ms,indexed,error"
     ]
+
+
+@pytest.mark.parametrize(("hostile", "inert"), [
+    ("<img src=x onerror=alert(1)>", "&lt;img src=x onerror=alert(1)&gt;"),
+    ("![pixel](https://evil.example/p.png)", "![pixel\\](https&#58;//evil.example/p.png)"),
+    ("[click](javascript:alert(1))", "[click\\](javascript:alert(1))"),
+    ("[ref]: https://evil.example", "[ref\\]: https&#58;//evil.example"),
+    ("see www.evil.example", "see www&#46;evil.example"),
+    ("red\x1b[31m bell\x07", "red\\x1b[31m bell\\x07"),
+    ("back\\](x)", "back\\\\\\](x)"),
+    ("R&D", "R&amp;D"),
+    ("0.512 [0.400, 0.600]", "0.512 [0.400, 0.600]"),
+])  # fmt: skip
+def test_escape_cell_leaves_no_html_link_image_or_escape_byte(hostile: str, inert: str) -> None:
+    assert escape_cell(hostile) == inert
+
+
+def test_summary_md_shows_hostile_categories_and_agents_as_text() -> None:
+    names = ["<script>x</script>", "[a](https://e.example)"]
+    cases = [case(f"c{i}", "good", 0.5, 0.5, 1.0, category=name) for i, name in enumerate(names)]
+    text = render_markdown(report_of(cases, ["good"]))
+    assert "&lt;script&gt;x&lt;/script&gt;" in text and "[a\\](https&#58;//e.example)" in text
+    assert "<script>" not in text and "[a](https" not in text

@@ -98,3 +98,12 @@ def test_resume_refuses_a_goldset_that_changed_since(pytester: pytest.Pytester) 
         f"ERROR: --codesearch-resume: {goldset.name} changed since the interrupted run; its cases are not the ones "
         "that run had: run without --codesearch-resume"
     ])
+
+
+def test_resuming_a_complete_run_runs_nothing_and_records_exit_status_0(pytester: pytest.Pytester) -> None:
+    write_project(pytester.path)
+    pytester.runpytest("--codesearch-agent=oracle", "--codesearch-runs=1").assert_outcomes(passed=3)
+    resumed = pytester.runpytest("--codesearch-agent=oracle", "--codesearch-runs=1", "--codesearch-resume")
+    assert resumed.ret == 0
+    results = read_results(pytester.path)
+    assert (results["run"]["exit_status"], results["incomplete"], len(results["cases"])) == (0, False, 3)

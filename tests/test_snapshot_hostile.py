@@ -71,7 +71,7 @@ class Crafted:
         root = store.directory(snapshot)
         assert list(self.sentinel.iterdir()) == []
         assert outside(self.tmp_path, self.cache) == before
-        expected = [str(tree_id), f"{tree_id}.json", "blobs", ".marks", ".prune.lock"]  # no scratch
+        expected = [str(tree_id), f"{tree_id}.json", "blobs", ".marks", ".prune.lock", ".seals"]  # no scratch
         assert sorted(os.listdir(self.cache)) == sorted(expected)
         for blob in (self.cache / "blobs").iterdir():
             assert blob.is_file() and not blob.is_symlink() and blob.stat().st_mode & 0o777 in {0o444, 0o555}

@@ -81,7 +81,7 @@ def test_a_worktree_listing_hides_excluded_paths_and_git(tmp_path: Path) -> None
     assert not list_worktree(tmp_path / "sub", set()).hidden
 
 
-def test_the_linked_worktree_holds_the_visible_files_and_is_built_once(tmp_path: Path) -> None:
+def test_the_worktree_copy_holds_the_visible_files_read_only_and_is_built_once(tmp_path: Path) -> None:
     project = tmp_path / "project"
     write_files(project, {"a.py": "a", "sub/b.py": "b", ".git/HEAD": "ref", "gold.jsonl": "{}"})
     store = SnapshotStore(tmp_path / "cache", exclude=[project / "gold.jsonl"])
@@ -89,7 +89,12 @@ def test_the_linked_worktree_holds_the_visible_files_and_is_built_once(tmp_path:
     assert snapshot.files == {"a.py", "sub/b.py"} and snapshot.read("gold.jsonl") is None
     root = store.directory(snapshot)
     assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*")) == ["a.py", "sub", "sub/b.py"]
-    assert os.stat(root / "a.py").st_ino == os.stat(project / "a.py").st_ino  # a hard link, not a copy
+    assert os.stat(root / "a.py").st_ino != os.stat(project / "a.py").st_ino  # a copy: never the user's file
+    modes = {p.relative_to(root).as_posix(): p.stat().st_mode & 0o777 for p in [root, *root.rglob("*")]}
+    assert modes == {".": 0o555, "a.py": 0o444, "sub": 0o555, "sub/b.py": 0o444}
+    assert (project / "a.py").stat().st_mode & 0o777 == 0o644  # the user's files keep their mode
+    copied = (root / "a.py").stat().st_ino
+    assert store.directory(snapshot) == root and (root / "a.py").stat().st_ino == copied  # checked, not rebuilt
     assert SnapshotStore(tmp_path / "cache").get(project, None).root != root  # gold.jsonl shows: another tree
     assert SnapshotStore(tmp_path / "cache", exclude=[project / "gold.jsonl"]).get(project, None).root == root
 

@@ -7,6 +7,7 @@ register it again by the same name (``runner/recipe.py``).
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from importlib.metadata import EntryPoint, entry_points
@@ -125,12 +126,27 @@ def agent(
     return decorate
 
 
+AGENT_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+"""An agent's name: ASCII letters, digits, ``-``, ``_`` and ``.`` (a parametrized agent adds ``[id]``);
+nothing that means something in a node id, a shell, Markdown or HTML (issue 18 item 12)."""
+PARAM_ID = re.compile(r"[\w.=,+-]+", re.ASCII)
+"""A parameter id in ``name[id]``: ASCII letters, digits and ``_ . = , + -``."""
+
+
 def _check_name(agent_name: str, function: Callable[..., Any]) -> None:
-    bad = [c for c in agent_name if c in "[],:" or c.isspace()]
-    if not agent_name or bad:
+    if not AGENT_NAME.fullmatch(agent_name):
         raise ValueError(
-            f"agent name {agent_name!r} of {function.__qualname__}: use letters, digits, '-', '_' or '.'"
+            f"agent name {agent_name!r} of {function.__qualname__}: use only letters, digits, '-', '_' or '.'"
         )
+
+
+def _check_ids(agent_name: str, ids: tuple[str, ...]) -> tuple[str, ...]:
+    for ident in ids:
+        if not PARAM_ID.fullmatch(ident):
+            raise ValueError(
+                f"agent {agent_name!r}: parameter id {ident!r}: use only letters, digits and '_', '.', '=', ',', '+', '-'"
+            )
+    return ids
 
 
 def _resolve_ids(
@@ -146,17 +162,19 @@ def _resolve_ids(
         return None
     if callable(ids):
         made = [ids(p) for p in params]
-        return tuple(m if m is not None else _param_id(p, i) for i, (m, p) in enumerate(zip(made, params)))
+        return _check_ids(
+            agent_name, tuple(m if m is not None else _param_id(p, i) for i, (m, p) in enumerate(zip(made, params)))
+        )
     given = tuple(str(i) for i in ids)
     if len(given) != len(params):
         raise ValueError(f"agent {agent_name!r}: {len(given)} ids for {len(params)} params")
-    return given
+    return _check_ids(agent_name, given)
 
 
 def _param_id(param: Any, index: int) -> str:
     if isinstance(param, (str, int, float, bool)) or param is None:
         text = str(param)
-        if text and not any(c in "[]" or c.isspace() for c in text):
+        if PARAM_ID.fullmatch(text):
             return text
     return str(index)
 

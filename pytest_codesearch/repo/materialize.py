@@ -13,7 +13,6 @@ about 1 ms *a file* to write them): a manifest may exist before, or without, its
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 from collections.abc import MutableMapping
 from dataclasses import dataclass, field
@@ -34,6 +33,7 @@ from pytest_codesearch.repo.manifest import (
     write_manifest,
 )
 from pytest_codesearch.repo.prune import building, record_size
+from pytest_codesearch.repo.seal import remove_tree, seal_directory, seal_path
 
 __all__ = [
     "MANIFEST_VERSION",
@@ -79,7 +79,7 @@ def materialize_tree(
     """Return the directory holding ``tree`` under ``cache_dir`` and its listing, writing both if needed.
 
     Files are hard links to read-only blob files under ``<cache_dir>/blobs`` (``blobs.py``), or, with
-    ``link_blobs`` False, copies of their own.
+    ``link_blobs`` False, copies of their own; the directory is sealed read-only (``seal.py``).
 
     An existing directory is reused as it is. A file whose blob the repository lacks is skipped as a
     ``MISSING_BLOB``. Raises ``MaterializeError`` for a missing or mistyped subtree and ``OSError`` when
@@ -99,13 +99,14 @@ def materialize_tree(
                 listing = _write_tree(repo, tree, scratch, BlobStore.beside(cache_dir) if link_blobs else None)
             except MaterializeError as exc:  # name the tree beside the entry
                 raise MaterializeError(f"tree {tree_id}: {exc}") from None
-            os.chmod(scratch, 0o755)
             write_manifest(cache_dir, listing)  # before the rename: an existing directory implies a manifest
             record_size(cache_dir, tree_id, scratch)
+            seal_directory(cache_dir, tree_id, scratch)  # read-only, its seal written before it is seen
             _publish(scratch, target)
     finally:
         if scratch.exists():
-            shutil.rmtree(scratch, ignore_errors=True)
+            seal_path(cache_dir, tree_id, scratch).unlink(missing_ok=True)
+            remove_tree(scratch)
     return target, listing
 
 

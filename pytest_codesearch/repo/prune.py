@@ -24,7 +24,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import tempfile
 import time
 from collections import OrderedDict
@@ -35,6 +34,7 @@ from pathlib import Path
 
 from pytest_codesearch.atomic import write_atomic
 from pytest_codesearch.repo.blobs import BLOB_DIR
+from pytest_codesearch.repo.seal import remove_tree, seal_path
 
 try:
     import fcntl
@@ -285,13 +285,16 @@ def _remove_directory(
             return None
         trash = Path(tempfile.mkdtemp(prefix=".trash-", dir=cache_dir))
         try:
+            seal = seal_path(cache_dir, relative, cache_dir / relative)
+            os.chmod(cache_dir / relative, 0o755)  # a sealed folder: moving it rewrites its ".."
             os.rename(cache_dir / relative, trash / "d")
         except OSError:
             os.rmdir(trash)
             return None
         orphaned = _unlinked_blobs(trash, blobs)
-        shutil.rmtree(trash, ignore_errors=True)
+        remove_tree(trash)
         mark.unlink(missing_ok=True)
+        seal.unlink(missing_ok=True)
         return orphaned
     finally:
         os.close(fd)
@@ -356,7 +359,7 @@ def remove_oldest(files: list[tuple[float, int, str]], excess: float) -> tuple[i
 def _clear_trash(cache_dir: Path) -> None:
     """Remove what an interrupted pruner left in ``.trash-*`` folders."""
     for trash in cache_dir.glob(".trash-*"):
-        shutil.rmtree(trash, ignore_errors=True)
+        remove_tree(trash)
 
 
 def _log(cache_dir: Path, pruned: Pruned) -> None:

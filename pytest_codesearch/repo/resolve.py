@@ -7,6 +7,7 @@ or a URL, a bare clone in that cache (cloned on first use, fetched when ``commit
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -68,3 +69,26 @@ def default_repo(
         return None, error
     return found, None
 
+
+
+@functools.lru_cache(maxsize=1024)
+def outside_project(path: Path, project: Path) -> str | None:
+    """Return why the resolved repository directory ``path`` may not be searched without
+    ``--codesearch-allow-any-repo``, or None: it must be a git repository (its work tree or git directory)
+    or lie inside ``project`` (the rootdir), so that a gold set cannot point agents at ``/etc``."""
+    if path == project or path.is_relative_to(project) or find_repository(path) == path:
+        return None
+    return (
+        f"{path} is neither a git repository nor inside the project {project}; to search it anyway, run with"
+        " --codesearch-allow-any-repo"
+    )
+
+
+def confined(resolved: Resolved, project: Path | None) -> Resolved:
+    """Return ``resolved``, or None and the refusal when its directory lies outside what ``project`` allows
+    (``project`` None: any directory is allowed)."""
+    path, error = resolved
+    if path is None or project is None:
+        return resolved
+    refusal = outside_project(path, project)
+    return (None, f"repo: {refusal}") if refusal is not None else (path, error)

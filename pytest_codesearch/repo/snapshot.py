@@ -33,6 +33,7 @@ from pytest_codesearch.repo.materialize import (
     ensure_manifest,
     list_tree,
     materialize_tree,
+    read_manifest,
 )
 from pytest_codesearch.repo.reader import (
     DirectoryReader,
@@ -44,7 +45,8 @@ from pytest_codesearch.repo.reader import (
 )
 from pytest_codesearch.repo.prune import WORKTREES, Holds, Pruned, prune
 from pytest_codesearch.repo.revs import peel_commit
-from pytest_codesearch.repo.worktree import WorktreeListing, link_worktree, list_worktree, worktree_directory
+from pytest_codesearch.repo.seal import Change, verify
+from pytest_codesearch.repo.worktree import WorktreeListing, copy_worktree, list_worktree, worktree_directory
 
 _SUBTREE_MEMO_SIZE = 50_000
 """Subtree listings a store keeps before starting afresh (each shares its entries with the others)."""
@@ -75,8 +77,8 @@ class Snapshot:
     ``commit`` and ``tree_id`` are full ids when the case gave ``base_commit``, else None. ``files`` are
     posix paths of regular files relative to ``root``; ``directories`` every directory holding a file,
     at any depth (never ``""``). ``root`` is the directory handed to agents: for a commit it is written
-    only when an agent needs it, for a working tree with hidden entries it is a linked copy under the
-    cache (``SnapshotStore.directory``). ``reader`` defaults to reading ``files`` under ``root``.
+    only when an agent needs it, for a working tree it is a read-only copy under the cache
+    (``SnapshotStore.directory``): never the user's own files. ``reader`` defaults to reading ``files`` under ``root``.
     """
 
     root: Path
@@ -142,6 +144,7 @@ class SnapshotStore:
         self._subtrees: SubtreeMemo = {}
         self._worktrees: dict[Path, WorktreeListing] = {}
         self._excluded: set[str] = set()
+        self._handed: set[str] = set()
         self._pid = os.getpid()
         for path in (self.cache_dir, *exclude):
             self.exclude(path)
@@ -184,33 +187,65 @@ class SnapshotStore:
 
         ``snapshot`` must come from this store's :meth:`get`.
 
-        For a directory searched as it is that holds hidden entries, ``root`` is a linked copy of the
-        visible files under the cache (``worktree.py``). Raises ``SnapshotError`` when the tree cannot be
-        read or written.
+        For a directory searched as it is, ``root`` is a read-only copy of the visible files under the
+        cache (``worktree.py``). A directory built before is checked against its seal first and rebuilt
+        if anything changed it (``seal.py``). Raises ``SnapshotError`` when the tree cannot be read or
+        written.
         """
         listing = self._worktrees.get(snapshot.root)
         if listing is not None:
-            if not listing.hidden:
-                return listing.root
-            return self._ensure(f"{WORKTREES}/{listing.signature}", snapshot.root, lambda: self._link(listing))
+            return self._ensure(f"{WORKTREES}/{listing.signature}", snapshot.root, lambda: self._copy(listing))
         if snapshot.tree_id is None or snapshot.commit is None:
             return snapshot.root
         return self._ensure(snapshot.tree_id, snapshot.root, partial(self._write, snapshot.repo, snapshot.commit))
 
+    def check(self, snapshot: Snapshot) -> list[Change]:
+        """Return how the directory of ``snapshot`` differs from what was handed out (empty: untouched).
+
+        A changed directory is removed (with any blob written through a link), so the next
+        :meth:`directory` rebuilds it. A snapshot whose directory this store never handed out has none.
+        """
+        relative = self._relative(snapshot)
+        if relative is None or relative not in self._handed:
+            return []
+        found = verify(self.cache_dir, relative, snapshot.root, self._listing(snapshot))
+        if found:
+            self._handed.discard(relative)
+        return found
+
+    def _relative(self, snapshot: Snapshot) -> str | None:
+        """Return the cache name of the directory of ``snapshot``, or None when it is not in the cache."""
+        listing = self._worktrees.get(snapshot.root)
+        if listing is not None:
+            return f"{WORKTREES}/{listing.signature}"
+        return snapshot.tree_id if snapshot.commit is not None else None
+
+    def _listing(self, snapshot: Snapshot) -> TreeListing | None:
+        return None if snapshot.tree_id is None else read_manifest(self.cache_dir, snapshot.tree_id)
+
     def _ensure(self, relative: str, root: Path, build: Callable[[], int]) -> Path:
-        """Hold the cache directory ``relative`` (at ``root``); unless it exists, build it with ``build``
-        (which returns its bytes at most) and count the build."""
+        """Hold the cache directory ``relative`` (at ``root``); unless it exists unchanged, build it with
+        ``build`` (which returns its bytes at most) and count the build."""
         self._holds.hold(self.cache_dir, relative)
+        self._handed.add(relative)
         if root.is_dir():
-            return root
+            listing = read_manifest(self.cache_dir, relative) if "/" not in relative else None
+            if not verify(self.cache_dir, relative, root, listing):
+                return root
         return self._built(root, build())
 
-    def _link(self, listing: WorktreeListing) -> int:
+    def _copy(self, listing: WorktreeListing) -> int:
+        if self.size_limit is not None and listing.size > self.size_limit:
+            raise SnapshotError(
+                f"{listing.root}: its {len(listing.files)} files take {listing.size} bytes, more than the snapshot"
+                f" cache's bound of {self.size_limit} bytes (--codesearch-cache-size): agents that need a directory"
+                " get a copy of a working tree; give base_commit, or raise the bound"
+            )
         try:
-            link_worktree(self.cache_dir, listing)
+            copy_worktree(self.cache_dir, listing)
         except OSError as exc:
-            raise SnapshotError(f"{listing.root}: cannot link its files into {self.cache_dir}: {exc}") from None
-        return 0  # hard links to the working tree's own files
+            raise SnapshotError(f"{listing.root}: cannot copy its files into {self.cache_dir}: {exc}") from None
+        return listing.size
 
     def _write(self, path: Path, commit: str) -> int:
         repository = self._repository(path, commit)

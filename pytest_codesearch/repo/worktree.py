@@ -3,9 +3,10 @@
 A case without ``base_commit`` searches its repository's working tree. That tree may hold the snapshot
 cache, the last run's reports, pytest's cache and the gold sets themselves: an agent searching them finds
 the answers (issue 8, defect 2). :func:`list_worktree` lists the regular files an agent may see, leaving
-out ``.git`` and every excluded path; :func:`link_worktree` gives agents that need a directory on disk one
-that holds exactly those files: hard links (copies across devices) under the cache, published by rename
-and named by a digest of the files' paths, sizes, times and inodes, so an unchanged tree is linked once and
+out ``.git`` and every excluded path; :func:`copy_worktree` gives agents that need a directory on disk one
+that holds exactly those files: a read-only copy under the cache (never the user's own files, nor hard links
+to them, which a write would go through: issue 18 item 2), sealed (``seal.py``), published by rename and
+named by a digest of the files' paths, sizes, times and inodes, so an unchanged tree is copied once and
 shared by runs and xdist workers.
 """
 
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pytest_codesearch.repo.prune import WORKTREES, record_size, remove_if_unused
+from pytest_codesearch.repo.seal import remove_tree, seal_directory, seal_path
 
 GIT_DIR = ".git"
 STALE_SECONDS = 24 * 3600
@@ -32,8 +34,7 @@ class WorktreeListing:
     """The files of a working tree an agent may see.
 
     ``files`` are posix paths relative to ``root``; ``hidden`` says whether anything under ``root`` was
-    left out (``.git`` or an excluded path), in which case agents that need a directory get a linked one;
-    ``signature`` names the linked copy: a digest of ``root`` (its first 12 characters, shared by every
+    left out (``.git`` or an excluded path); ``signature`` names the copy agents that need a directory get: a digest of ``root`` (its first 12 characters, shared by every
     copy of that tree) and of every listed file's path, size, modification time and inode.
     """
 
@@ -41,6 +42,8 @@ class WorktreeListing:
     files: frozenset[str]
     hidden: bool
     signature: str
+    size: int = 0
+    """The listed files' bytes: what a copy takes."""
 
 
 def list_worktree(root: Path, exclude: AbstractSet[str]) -> WorktreeListing:
@@ -52,6 +55,7 @@ def list_worktree(root: Path, exclude: AbstractSet[str]) -> WorktreeListing:
     files: list[str] = []
     digest = hashlib.sha1(usedforsecurity=False)
     hidden = False
+    size = 0
     pending = [(str(root), "")]
     while pending:
         directory, prefix = pending.pop()
@@ -67,33 +71,33 @@ def list_worktree(root: Path, exclude: AbstractSet[str]) -> WorktreeListing:
             elif entry.is_file(follow_symlinks=False):
                 found = entry.stat(follow_symlinks=False)
                 files.append(prefix + entry.name)
+                size += found.st_size
                 digest.update(b"%s\0%d\0%d\0%d\n" % (os.fsencode(files[-1]), found.st_size, found.st_mtime_ns,
                                                     found.st_ino))
     place = hashlib.sha1(os.fsencode(root), usedforsecurity=False).hexdigest()[:12]
-    return WorktreeListing(root, frozenset(files), hidden, f"{place}-{digest.hexdigest()}")
+    return WorktreeListing(root, frozenset(files), hidden, f"{place}-{digest.hexdigest()}", size)
 
 
 def worktree_directory(cache_dir: Path, listing: WorktreeListing) -> Path:
-    """Return where the agents that need a directory search ``listing``: its root, or its linked copy."""
-    return cache_dir / WORKTREES / listing.signature if listing.hidden else listing.root
+    """Return where the agents that need a directory search ``listing``: its read-only copy in the cache."""
+    return cache_dir / WORKTREES / listing.signature
 
 
-def link_worktree(cache_dir: Path, listing: WorktreeListing) -> Path:
-    """Return :func:`worktree_directory`, first building the linked copy if it is needed and missing.
+def copy_worktree(cache_dir: Path, listing: WorktreeListing) -> Path:
+    """Return :func:`worktree_directory`, first building the sealed copy if it is missing.
 
     Raises ``OSError`` when the cache cannot be written.
     """
     target = worktree_directory(cache_dir, listing)
-    if target == listing.root:
-        return target
     if target.is_dir():
         return target
+    relative = f"{WORKTREES}/{listing.signature}"
     target.parent.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f".{listing.signature[:12]}-", suffix=".tmp", dir=target.parent))
     try:
-        _link_files(listing, scratch)
-        os.chmod(scratch, 0o755)
-        record_size(cache_dir, f"{WORKTREES}/{listing.signature}", scratch)
+        _copy_files(listing, scratch)
+        record_size(cache_dir, relative, scratch)
+        seal_directory(cache_dir, relative, scratch)
         try:
             os.rename(scratch, target)
         except OSError:  # another process published it first: keep theirs
@@ -101,7 +105,8 @@ def link_worktree(cache_dir: Path, listing: WorktreeListing) -> Path:
                 raise
     finally:
         if scratch.exists():
-            shutil.rmtree(scratch, ignore_errors=True)
+            seal_path(cache_dir, relative, scratch).unlink(missing_ok=True)
+            remove_tree(scratch)
     _prune(cache_dir, target)
     return target
 
@@ -116,26 +121,16 @@ def _prune(cache_dir: Path, kept: Path) -> None:
             remove_if_unused(cache_dir, f"{WORKTREES}/{other.name}", cutoff)
 
 
-def _link_files(listing: WorktreeListing, scratch: Path) -> None:
-    """Hard-link (or, across devices, copy) every listed file into the empty directory ``scratch``."""
+def _copy_files(listing: WorktreeListing, scratch: Path) -> None:
+    """Copy every listed file into the empty directory ``scratch``, leaving out a file removed since it was
+    listed or that we cannot read (agents could not read it either)."""
     made: set[str] = set()
     for path in sorted(listing.files):
         parent = path.rpartition("/")[0]
         if parent and parent not in made:
             os.makedirs(scratch / parent, exist_ok=True)
             made.add(parent)
-        source = os.path.join(listing.root, path)
         try:
-            os.link(source, scratch / path, follow_symlinks=False)
-        except FileNotFoundError:  # removed since it was listed
-            continue
-        except OSError:  # another device, or links not allowed here (fs.protected_hardlinks)
-            _copy(source, scratch / path)
-
-
-def _copy(source: str, target: Path) -> None:
-    """Copy ``source`` to ``target``, leaving out a file we cannot read (agents could not read it either)."""
-    try:
-        shutil.copyfile(source, target, follow_symlinks=False)
-    except OSError:
-        target.unlink(missing_ok=True)
+            shutil.copyfile(os.path.join(listing.root, path), scratch / path, follow_symlinks=False)
+        except OSError:
+            (scratch / path).unlink(missing_ok=True)

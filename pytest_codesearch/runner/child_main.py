@@ -20,15 +20,18 @@ from typing import Any
 from pytest_codesearch.agents.adapter import AgentHandle, adapt_agent, coerce_result
 from pytest_codesearch.agents.contract import ContractError
 from pytest_codesearch.agents.factory import close_generators, needs_session
+from pytest_codesearch.runner.procgroup import enter_own_group
 from pytest_codesearch.runner.recipe import AgentRecipe, build_agent, session_only
 
 
-def serve(conn: Any, recipe: AgentRecipe, sys_path: list[str], cwd: str) -> None:
+def serve(conn: Any, recipe: AgentRecipe, sys_path: list[str], cwd: str, token: str = "") -> None:
     """Build the agent and answer requests until ``close`` or the parent goes away.
 
     ``sys_path`` and ``cwd`` are the parent's at the time the child starts (a fork server started
-    earlier knows only those of its own start).
+    earlier knows only those of its own start). The child leads its own process group, marked with
+    ``token`` (``procgroup.py``), so that the parent can kill whatever the agent starts.
     """
+    enter_own_group(token)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     sys.path[:] = sys_path
     os.chdir(cwd)

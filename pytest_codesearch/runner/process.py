@@ -2,7 +2,8 @@
 
 The parent sends each request and waits for the answer at most the budget (plus a small margin for
 the pipe); past it, or when the child dies, it kills the child and raises ``AgentTimeout`` or
-``AgentCrashed``. The next case starts a fresh child, which indexes its snapshot again. Children are
+``AgentCrashed``; the child leads its own process group, killed whole (``procgroup.py``). The next
+case starts a fresh child, which indexes its snapshot again. Children are
 started from a fork server (POSIX) or spawned, never forked from the pytest process itself, so the
 agent is rebuilt from its recipe (``recipe.py``): registered again by its name. A factory that turns out
 to need the pytest session makes the constructor raise ``NotRebuildable``.
@@ -14,6 +15,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import warnings
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import TYPE_CHECKING, Any
@@ -21,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from pytest_codesearch.agents.contract import ContractError, RetrievalResult
 from pytest_codesearch.runner.base import AgentCrashed, AgentError, AgentTimeout, Answers, Prepared
 from pytest_codesearch.runner.child_main import serve
+from pytest_codesearch.runner.procgroup import AgentProcessWarning, kill_group, new_token
 from pytest_codesearch.runner.recipe import AgentRecipe, NotRebuildable
 
 if TYPE_CHECKING:
@@ -61,6 +64,7 @@ class ProcessRunner:
         self._conn: Connection | None = None
         self._indexed: tuple[str, float] | None = None
         self._sanity = False
+        self._token = ""
         self.needs_directory = True
         self._start()
 
@@ -106,9 +110,10 @@ class ProcessRunner:
     def _start(self) -> None:
         context = _context()
         parent, child = context.Pipe()
+        self._token = new_token()
         process = context.Process(
             target=serve,
-            args=(child, self.recipe, list(sys.path), os.getcwd()),
+            args=(child, self.recipe, list(sys.path), os.getcwd(), self._token),
             name=f"codesearch-agent-{self.name}",
             daemon=True,
         )
@@ -157,7 +162,16 @@ class ProcessRunner:
         return f"the child process running the agent died while {what} (exit code {code})"
 
     def _kill(self) -> None:
+        """Kill the child with its process group (and what left the group: named in a warning)."""
         if self._process is not None:
+            pid = self._process.pid
+            if pid is not None:
+                survivors = kill_group(pid, self._token)
+                if survivors:
+                    warnings.warn(AgentProcessWarning(
+                        f"agent {self.name!r}: {len(survivors)} process{'es' if len(survivors) > 1 else ''} it"
+                        f" started left its process group and outlived it; killed: {', '.join(survivors)}"
+                    ), stacklevel=2)
             if self._process.is_alive():
                 self._process.kill()
             self._process.join(timeout=5)

@@ -15,10 +15,11 @@ import pytest
 from pytest_codesearch.nodeids import base_nodeid, is_case_nodeid, parse_nodeid
 from pytest_codesearch.report.render.cost import cost_lines
 from pytest_codesearch.report.model import AgentInfo, CaseResult, InvalidEntry, RunInfo, RunReport
+from pytest_codesearch.printable import visible
 from pytest_codesearch.report.render.terminal import render_terminal
 from pytest_codesearch.repo.prune import pruning_note
 from pytest_codesearch.runner.inprocess import timing_overhead_ns
-from pytest_codesearch.runs.finish import Finished
+from pytest_codesearch.runs.finish import Finished, exit_status
 from pytest_codesearch.runs.journal import JOURNAL_NAME, JournalEnd, JournalHeader, JournalWriter, RunRecords
 from pytest_codesearch.runs.reportdir import ReportDirBusy, ReportLock, supersede
 from pytest_codesearch.runs.resume import file_digest
@@ -137,7 +138,9 @@ class RunCollector:
             return
         if self._journal_pending:  # nothing was collected (a collection error, no gold set)
             self._open_journal()
-        end = JournalEnd(finished_at=_now(), exit_status=int(exitstatus))
+        # the status the records give (a resumed run that had nothing left to run is 0, not pytest's 5)
+        status = exit_status(int(exitstatus), self.records, sharded=self.state.settings.shard is not None)
+        end = JournalEnd(finished_at=_now(), exit_status=status)
         self.records.end = end
         if self.journal is not None:
             self.journal.end(end)
@@ -163,7 +166,7 @@ class RunCollector:
         terminalreporter.section("codesearch")
         width = self.config.get_terminal_writer().fullwidth
         for line in render_terminal(report, None, width) + cost_lines(report) + _advice(report):
-            terminalreporter.write_line(line)
+            terminalreporter.write_line(visible(line))
         results = report.cases
         cases = len({(c.goldset, c.id) for c in results})
         agents = len({c.agent for c in results})
@@ -172,7 +175,7 @@ class RunCollector:
             f"seed {self.state.seed}; report in {self.end.report_dir(self.records)}"
         )
         for line in self.end.lines + self.finished.lines:
-            terminalreporter.write_line(line, red=line in self.finished.failures)
+            terminalreporter.write_line(visible(line), red=line in self.finished.failures)
         note = pruning_note(self.state.snapshots.cache_dir, self.started, self.state.settings.cache_size)
         if note is not None:
             terminalreporter.write_line(note)

@@ -22,7 +22,8 @@ from pytest_codesearch.goldset.entries import format_error
 from pytest_codesearch.nodeids import base_nodeid, case_name
 from pytest_codesearch.recordtext import MAX_FAILURE_CHARS, MAX_TEXT_CHARS, clip, safe_text
 from pytest_codesearch.repo.remote import RemoteCache, default_cache_dir
-from pytest_codesearch.repo.resolve import default_repo, resolve_repo
+from pytest_codesearch.printable import visible
+from pytest_codesearch.repo.resolve import confined, default_repo, resolve_repo
 from pytest_codesearch.report.model import CaseResult, InvalidEntry
 from pytest_codesearch.runner.base import AgentCrashed, AgentError, AgentTimeout
 from pytest_codesearch.settings.model import Settings
@@ -109,7 +110,10 @@ class GoldsetFile(pytest.File):
             yield BrokenEntryItem.from_parent(
                 self, name="goldset-file", goldset=display, line=0, error=loaded.error, case_id=None
             )
-        repo, repo_error = default_repo(self.path, loaded.metadata.repo, display, options.repos, options.remotes)
+        project = None if state.settings.allow_any_repo else self.config.rootpath.resolve()
+        repo, repo_error = confined(
+            default_repo(self.path, loaded.metadata.repo, display, options.repos, options.remotes), project
+        )
         base = loaded.metadata.base_commit
         fixtureinfo = None
         for entry in loaded.entries:
@@ -125,9 +129,9 @@ class GoldsetFile(pytest.File):
                 continue
             case = entry.case
             commit = case.base_commit if case.base_commit is not None else base
-            case_repo, case_error = (repo, repo_error) if case.repo is None else resolve_repo(
+            case_repo, case_error = (repo, repo_error) if case.repo is None else confined(resolve_repo(
                 case.repo, self.path, options.repos, remotes=options.remotes, commit=commit
-            )
+            ), project)
             spec = CaseSpec(
                 goldset=display,
                 line=entry.line,
@@ -216,7 +220,13 @@ class CaseItem(pytest.Function):
         )
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
-        """Show the agent's own traceback, or our one-line message for a case that cannot run."""
+        """Show the agent's own traceback, or our one-line message for a case that cannot run; control
+        characters from the gold set, the repository or the agent show as escapes (``printable.py``)."""
+        shown = self._repr_failure(excinfo)
+        text = shown if isinstance(shown, str) else str(shown)
+        return visible(text) if visible(text) != text else shown
+
+    def _repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:
         failure = excinfo.value
         if isinstance(failure, CaseError):
             return f"{self.spec.goldset}:{self.spec.line}: {_shown(failure)}"
@@ -370,9 +380,9 @@ class BrokenEntryItem(pytest.Item):
         raise InvalidGoldsetEntry(self.message)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
-        """Show the error message alone, without our traceback."""
+        """Show the error message alone, without our traceback (control characters escaped)."""
         if isinstance(excinfo.value, InvalidGoldsetEntry):
-            return self.message
+            return visible(self.message)
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int, str]:

@@ -65,6 +65,8 @@ class Settings:
     """``--codesearch-convert``: the gold set to write as native JSONL (None: run cases)."""
     repo_map: tuple[tuple[str, Path], ...]
     """Repository names (``owner/name``, URLs) to local clones."""
+    allow_any_repo: bool
+    """Whether a gold set's ``repo`` may be any directory (else a git repository or inside the rootdir)."""
     predictions: Path | None
     """The predictions the built-in ``replay`` agent answers with (None: it cannot be used)."""
     entity_truth: str

@@ -171,6 +171,10 @@ OPTIONS: tuple[Option, ...] = (
     Option("repo_map", RepoMap(), (), "use the local clone PATH for the repository gold sets call NAME "
            "(owner/name or a URL), so nothing is cloned (repeatable; docs/remote-repositories.md)",
            flag="--codesearch-repo-map", ini="codesearch_repo_map", yaml="evaluation.repo_map", action="append"),
+    Option("allow_any_repo", Boolean(), False, "let gold sets search a `repo` that is neither a git repository "
+           "nor inside the project (rootdir), e.g. /etc (docs/isolation.md)", flag="--codesearch-allow-any-repo",
+           ini="codesearch_allow_any_repo", yaml="evaluation.allow_any_repo", action="store_true",
+           shown_default="off"),
     Option("predictions", PathValue(metavar="FILE"), None, "the published predictions the `replay` agent answers "
            "with (JSON or JSONL by instance id; docs/reproduce-a-published-table.md)", flag="--codesearch-predictions",
            ini="codesearch_predictions", yaml="evaluation.predictions", shown_default="none", identity=True),

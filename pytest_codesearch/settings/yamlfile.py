@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from pytest_codesearch.agents.registry import AgentSpec, class_spec
+from pytest_codesearch.agents.registry import AGENT_NAME, AgentSpec, class_spec
 from pytest_codesearch.mining.filters import FilterConfig
 from pytest_codesearch.settings.options import BY_YAML
 from pytest_codesearch.settings.types import Origin, SettingsError
@@ -217,4 +217,7 @@ def import_agent_class(agent: AgentConfig, source: str) -> Any:
 
 def config_agent_specs(bench: BenchFile, source: str) -> list[AgentSpec]:
     """Return an agent spec per ``agents:`` entry; each creates ``Class(**config)`` (in a child process too)."""
+    for entry in bench.agents:
+        if not AGENT_NAME.fullmatch(entry.name):
+            raise ConfigError(f"{source}: agents: name {entry.name!r}: use only letters, digits, '-', '_' or '.'")
     return [class_spec(entry.name, import_agent_class(entry, source), entry.config, source) for entry in bench.agents]

@@ -50,11 +50,26 @@ class OracleAgent(_CaseAwareAgent):
     """
 
     def retrieve(self, query: str) -> RetrievalResult:
-        """Return the ground-truth paths in descending relevance (path order breaks ties)."""
+        """Return the ground-truth paths in descending relevance (path order breaks ties).
+
+        An entry that is no file of the snapshot (a ``substring`` gold set's ``collision.cpp``) is
+        answered with the first snapshot file, in path order, that contains it and is not yet answered.
+        """
         if self._case is None:
             return RetrievalResult(files=[])
         ranked = sorted(self._case.relevance.items(), key=lambda kv: (-kv[1], kv[0]))
-        return RetrievalResult(files=[p for p, _ in ranked], scores=[float(r) for _, r in ranked])
+        files: list[str] = []
+        scores: list[float] = []
+        known = frozenset(self._files)
+        for entry, relevance in ranked:
+            found = entry if entry in known or not known else self._containing(entry, files)
+            if found is not None:
+                files.append(found)
+                scores.append(float(relevance))
+        return RetrievalResult(files=files, scores=scores)
+
+    def _containing(self, entry: str, taken: list[str]) -> str | None:
+        return next((path for path in self._files if entry in path and path not in taken), entry)  # sorted paths
 
 
 class RandomAgent(_CaseAwareAgent):

@@ -58,8 +58,8 @@ def _columns(cases: Sequence[CaseResult], metrics: Sequence[str]) -> list[Sequen
         [c.agent for c in cases],
         [c.status for c in cases],  # a str: join writes its value, "ok"
         [c.query for c in cases],
-        [LIST_SEPARATOR.join(c.retrieved) for c in cases],
-        [LIST_SEPARATOR.join(c.ground_truth) for c in cases],
+        [_list_cell(c.retrieved) for c in cases],
+        [_list_cell(c.ground_truth) for c in cases],
     ]
     scores = [list(map(_Joined(number).__getitem__, _scores(cases, metrics)))] if metrics else []
     return [
@@ -71,6 +71,12 @@ def _columns(cases: Sequence[CaseResult], metrics: Sequence[str]) -> list[Sequen
         ["true" if c.indexed else "false" for c in cases],
         _cells(_neutral([c.error or "" for c in cases])),
     ]
+
+
+def _list_cell(items: Sequence[str]) -> str:
+    """Return a path list as one cell, each item neutralised: a spreadsheet that splits cells at ``;``
+    (the list separator in many locales) must not find a formula in any of them."""
+    return LIST_SEPARATOR.join(("'" + item) if item.startswith(_FORMULA_STARTS) else item for item in items)
 
 
 def _scores(cases: Sequence[CaseResult], metrics: Sequence[str]) -> list[tuple[float | None, ...]]:

@@ -2,17 +2,35 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
+from pytest_codesearch.printable import visible
 from pytest_codesearch.report.model import Leader, MetricSummary
 
 MISSING = "–"
 
 
+_INERT = [
+    ("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"),  # no raw HTML, no <autolinks>
+    ("](", "\\]("), ("]:", "\\]:"), ("][", "\\]["),  # no [links](...), ![images](...), [reference]: lines
+    ("|", "\\|"),
+]
+_BARE_LINK = re.compile(r"(?i)(?<=[a-z0-9+.-])(:)(?=//)|(?<=\bwww)(\.)")
+
+
 def escape_cell(text: str) -> str:
-    """Return ``text`` safe for a Markdown table cell: ``|`` escaped, newlines removed."""
+    """Return ``text`` safe for a Markdown table cell or list item, whatever it holds (issue 18 item 12).
+
+    Newlines become spaces, ``|`` is escaped, control characters show as ``\\xNN``; HTML, links,
+    images and GitHub's bare-URL autolinks are made inert text (``&lt;``, ``\\](``, ``https&#58;//``),
+    so a gold set, an agent name or an answer cannot put markup in ``summary.md``. Emphasis stays.
+    """
     flat = " ".join(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
-    return flat.replace("|", "\\|")
+    flat = visible(flat.replace("\\", "\\\\").replace("\t", " "))
+    for raw, inert in _INERT:
+        flat = flat.replace(raw, inert)
+    return _BARE_LINK.sub(lambda found: "&#58;" if found.group(1) else "&#46;", flat)
 
 
 def table(header: Sequence[str], align: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
