@@ -201,6 +201,7 @@ def _base_record(spec: CaseSpec, choice: AgentChoice, nodeid: str, worker: str |
         "nodeid": nodeid,
         "ground_truth": sorted(relevance, key=lambda p: (-relevance[p], p)),
         "relevance": dict(relevance),
+        "match": spec.match,
         "retrieved": [],
         "ground_truth_modules": list(case.ground_truth_modules),
         "ground_truth_functions": list(case.ground_truth_functions),

@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, PlainSerializer
 
+from pytest_codesearch.scoring.matching import MatchMode
 from pytest_codesearch.status import Status
 
 SCHEMA_VERSION = 1
@@ -41,6 +42,11 @@ class CaseResult(_Record):
     nodeid: str = Field(description="pytest node id of the item.")
     ground_truth: list[str] = Field(description="Relevant paths, in relevance order.")
     relevance: dict[str, int] = Field(description="Graded relevance of each ground-truth path.")
+    match: MatchMode = Field(
+        default="exact",
+        description="How answers were matched to the ground truth, the gold set's rule: 'exact', or 'substring' "
+        "(a returned path containing an entry finds it).",
+    )
     retrieved: list[str] = Field(description="The agent's ranked answer after normalisation.")
     ground_truth_modules: list[str] = Field(
         default_factory=list, description="Module-level ground truth, 'path.py:Name' (module_* metrics)."
