@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, PlainSerializer
 
-from pytest_codesearch.scoring.matching import MatchMode
+from pytest_codesearch.scoring.matching import MatchMode, match_paths
 from pytest_codesearch.status import Status
 
 SCHEMA_VERSION = 1
@@ -120,6 +120,18 @@ class CaseResult(_Record):
     metadata: dict[str, JsonValue] = Field(
         default_factory=dict, description="Free JSON the agent returned with its answer (tokens, cost, ...)."
     )
+
+    def scored_answer(self) -> list[str]:
+        """Return the answer as it was scored: each path that found a ground-truth entry named as that entry
+        (``scoring.matching.match_paths`` under the case's ``match`` rule), repeats dropped."""
+        truth = self.relevance or dict.fromkeys(self.ground_truth, 1)
+        return list(dict.fromkeys(match_paths(self.retrieved, truth, self.match)))
+
+    def first_relevant_rank(self) -> int | None:
+        """Return the 1-based rank of the first relevant file in the scored answer; None when none is
+        (or the case failed)."""
+        truth = self.relevance or dict.fromkeys(self.ground_truth, 1)
+        return next((rank for rank, path in enumerate(self.scored_answer(), 1) if truth.get(path, 0) > 0), None)
 
 
 class AgentInfo(_Record):

@@ -193,8 +193,9 @@ OPTIONS: tuple[Option, ...] = (
            flag="--codesearch-no-save", action="store_true", shown_default="off (every run is saved)"),
     Option("history", Boolean(), False, "list the saved runs and run no case", flag="--codesearch-history",
            action="store_true", shown_default="off"),
-    Option("compare", Names(metavar="RUN"), (), "compare saved runs (paths, ids, latest, previous; the first is "
-           "the base), write comparison.md and run no case; give it last", flag="--codesearch-compare",
+    Option("compare", Names(metavar="RUN"), (), "compare saved runs (paths, ids, latest, previous, "
+           "latest:GOLDSET; the first is the base) on their shared gold sets, write comparison.md and run no "
+           "case; give it last", flag="--codesearch-compare",
            nargs="+", shown_default="off"),
     Option("fail_under", Text(metavar="SPEC"), None, "fail the session when an agent's mean is below a floor, "
            "e.g. ndcg@10=0.40,recall@10=0.60", flag="--codesearch-fail-under", ini="codesearch_fail_under",

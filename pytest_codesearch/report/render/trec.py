@@ -5,7 +5,7 @@ graded relevance of the gold set); a query id is ``<gold set>::<case id>``. A ru
 line ``<query> Q0 <path> <rank> <score> <agent>`` per path an agent retrieved, for the cases it
 answered, as it was scored: under a gold set's ``substring`` rule (YAML query files) a path that
 found a ground-truth entry is written as that entry (``src/flask/config.py`` as ``config.py``,
-``scoring/matching.py``), the other paths as they are, so the qrels and the run name the same
+``CaseResult.scored_answer``), the other paths as they are, so the qrels and the run name the same
 documents whatever the rule. trec_eval ignores the rank column and re-sorts by score (PITFALLS 27), so the score is
 ``len(answer) - rank + 1``: strictly decreasing in list order. Ids must not hold whitespace: ``%``
 and every whitespace character are percent-encoded (``a b.py`` becomes ``a%20b.py``).
@@ -18,7 +18,6 @@ from __future__ import annotations
 import re
 
 from pytest_codesearch.report.model import CaseResult, RunReport
-from pytest_codesearch.scoring.matching import match_paths
 
 QRELS_FILE = "qrels"
 _SPACE = re.compile(r"[%\s]")
@@ -52,17 +51,11 @@ def render_qrels(report: RunReport) -> str:
     return "".join(line + "\n" for qid in sorted(lines) for line in lines[qid])
 
 
-def scored_answer(case: CaseResult) -> list[str]:
-    """Return the case's answer as it was scored: each path that found a ground-truth entry named as that entry."""
-    truth = case.relevance or dict.fromkeys(case.ground_truth, 1)
-    return list(dict.fromkeys(match_paths(case.retrieved, truth, case.match)))
-
-
 def render_run(report: RunReport, agent: str) -> str:
     """Return ``agent``'s run file: its ranked answers, as scored, with strictly decreasing scores."""
     lines = []
     for case in sorted((c for c in report.cases if c.agent == agent), key=query_id):
-        answer = scored_answer(case)
+        answer = case.scored_answer()
         qid, tag, size = query_id(case), trec_id(agent), len(answer)
         for rank, path in enumerate(answer, start=1):
             lines.append(f"{qid} Q0 {trec_id(path)} {rank} {size - rank + 1} {tag}\n")
