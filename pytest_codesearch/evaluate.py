@@ -240,8 +240,10 @@ def _snapshot_for(spec: CaseSpec, snapshots: SnapshotStore) -> Snapshot:
         raise CaseError(spec.repo_error or "no repository to search")
     try:
         snapshot = snapshots.get(spec.repo, spec.base_commit)
-    except SnapshotError as exc:
-        raise CaseError(str(exc)) from None
+    except SnapshotError as exc:  # named by the field at fault, as --codesearch-validate names it
+        field = "repo" if spec.base_commit is None else "base_commit"
+        message = str(exc)
+        raise CaseError(message if message.startswith(("repo:", "base_commit:")) else f"{field}: {message}") from None
     missing = unmatched_truth(spec.relevance, snapshot.files, spec.match)
     if missing:
         message = missing_path_message(missing[0], snapshot.files, snapshot.label, is_tree=bool(snapshot.tree_id))
