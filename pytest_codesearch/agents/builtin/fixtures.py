@@ -20,7 +20,7 @@ from pytest_codesearch.agents.builtin.sanity import OracleAgent, RandomAgent
 
 @agent(name="bm25")
 def bm25_agent() -> BM25Agent:
-    """BM25 over each file's text plus its path weighted 4x, code-aware tokens, tests left out."""
+    """BM25 over each source file's text plus 2x BM25 over its path, code-aware tokens, tests left out."""
     return BM25Agent()
 
 
