@@ -15,6 +15,7 @@ from pathlib import Path
 
 from pytest_codesearch.agents.contract import Span
 from pytest_codesearch.agents.normalize import normalize_paths
+from pytest_codesearch.goldset.entities import parse_module
 from pytest_codesearch.goldset.model import TestCase
 from pytest_codesearch.scoring.source import SourceReader
 
@@ -142,9 +143,8 @@ def _function_extents(text: str) -> tuple[Interval, ...] | None:
 
     None when the text does not parse. The first line is that of the first decorator, if any.
     """
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError):  # RecursionError: absurdly deep nesting
+    tree = parse_module(text)  # quiet: a searched file's invalid escapes are not the agent's warnings
+    if tree is None:
         return None
     extents = [
         (min([node.lineno, *(d.lineno for d in node.decorator_list)]), node.end_lineno or node.lineno)
