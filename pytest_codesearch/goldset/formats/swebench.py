@@ -155,8 +155,8 @@ class _CaseBuilder:
                 return None, given
             truth = replace(truth, functions=given[0], modules=given[1])
         case = _case_from(record, truth, repository, self.options.hints)
-        if self._cloned(record["repo"], repository):
-            case["repo"] = record["repo"]  # found again through the cache, wherever the file is converted to
+        if record["repo"] in self.options.repos or self._cloned(record["repo"], repository):
+            case["repo"] = record["repo"]  # found again through the map or the cache, wherever the file goes
         return case, ""
 
     def _cloned(self, repo: str, repository: pygit2.Repository) -> bool:
