@@ -23,6 +23,7 @@ from pytest_codesearch.runs.resume import file_digest
 from pytest_codesearch.scoring import metric_names, optional_metric_names
 from pytest_codesearch.session.items import CASE_ATTRIBUTE, INVALID_ATTRIBUTE
 from pytest_codesearch.session.run_end import RunEnd
+from pytest_codesearch.session.progress import Progress, progress_wanted
 from pytest_codesearch.session.state import RunState
 from pytest_codesearch.settings.options import identity_values
 from pytest_codesearch.status import Status
@@ -50,6 +51,7 @@ class RunCollector:
         self.journal_error: str | None = None
         self.end = RunEnd(config, state)  # gates are parsed here: a bad one stops the run before any case
         self.started = time.time()
+        self.progress = Progress() if progress_wanted(config, settings.progress) else None
 
     @property
     def report(self) -> RunReport | None:
@@ -167,6 +169,12 @@ class RunCollector:
         self.records.cases[case.nodeid] = case
         if self.journal is not None:
             self.journal.case(record_json)
+        if self.progress is not None:
+            self.progress.total = len(self.records.collected) - len(self.state.resumed)
+            line = self.progress.case(case)
+            terminal = self.config.pluginmanager.get_plugin("terminalreporter")
+            if line is not None and terminal is not None:
+                terminal.write_line(line)
 
     def _crashed_case(self, nodeid: str) -> CaseResult | None:
         """Rebuild what a crash report allows: the node id names gold set, case and agent."""
