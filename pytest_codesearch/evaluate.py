@@ -21,6 +21,7 @@ from pytest_codesearch.repo.suggest import missing_path_message
 from pytest_codesearch.report.model import CaseResult
 from pytest_codesearch.runner.base import AgentCrashed, AgentError, AgentTimeout, Answers
 from pytest_codesearch.runner.inprocess import run_agent_code
+from pytest_codesearch.repo.remote import is_remote
 from pytest_codesearch.scoring.matching import MatchMode, match_paths, match_symbols, unmatched_truth
 from pytest_codesearch.scoring import (
     SourceFiles,
@@ -63,6 +64,8 @@ class CaseSpec:
     repo_error: str | None = None
     match: MatchMode = "exact"
     """How answers match the ground truth (the gold set's ``match``)."""
+    repo_name: str | None = None
+    """The repository as the gold set names it (the case's ``repo``, else its metadata's), None if it names none."""
 
     @cached_property
     def relevance(self) -> dict[str, int]:
@@ -212,12 +215,20 @@ def _base_record(spec: CaseSpec, choice: AgentChoice, nodeid: str, worker: str |
         "complexity": case.complexity,
         "category": case.category,
         "tags": list(case.tags),
-        "repo": None if spec.repo is None else str(spec.repo),
+        "repo": repo_label(spec),
         "base_commit": spec.base_commit,
         "worker": worker,
         "attempts": 0,
         "retry_errors": [],
     }
+
+
+def repo_label(spec: CaseSpec) -> str | None:
+    """Return how records name the case's repository: a remote name as the gold set gives it (``psf/requests``,
+    a URL: the same on every machine, whatever clone or mirror was searched), else the directory searched."""
+    if spec.repo_name is not None and is_remote(spec.repo_name):
+        return spec.repo_name
+    return None if spec.repo is None else str(spec.repo)
 
 
 def failure_message(failure: Exception) -> str:

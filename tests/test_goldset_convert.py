@@ -87,5 +87,8 @@ def test_a_set_read_through_the_repository_map_converts_to_a_portable_one(pytest
     for target in ("data/instances.jsonl", "sets/deep/down/instances.jsonl"):
         result = pytester.runpytest(target, "--codesearch-agent=oracle", "--codesearch-runs=1", mapping)
         result.assert_outcomes(passed=2)
-        metrics.append({c["id"]: c["metrics"] for c in read_results(pytester.path)["cases"]})
+        results = read_results(pytester.path)
+        metrics.append({c["id"]: c["metrics"] for c in results["cases"]})
+        assert {c["repo"] for c in results["cases"]} == {"acme/shop"}  # the label, not the mirror's path
+        assert list(results["breakdowns"]["repo"]) == ["acme/shop"]
     assert metrics[0] == metrics[1]

@@ -95,7 +95,11 @@ class CaseResult(_Record):
     category: str | None = None
     tags: list[str] = Field(default_factory=list)
     snapshot: str | None = Field(default=None, description="Tree id, or the directory searched.")
-    repo: str | None = Field(default=None, description="The repository or directory the case searches.")
+    repo: str | None = Field(
+        default=None,
+        description="The repository the case searches: its remote name as the gold set gives it ('psf/requests', "
+        "a URL), else the directory searched.",
+    )
     base_commit: str | None = Field(default=None, description="The rev the case searches, as the gold set gives it.")
     worker: str | None = Field(default=None, description="xdist worker id, null without xdist.")
     failure_category: str | None = Field(
