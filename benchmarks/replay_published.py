@@ -150,12 +150,18 @@ def main() -> None:
     print(f"LocAgent claude-3.5 predictions replayed over {len(records)} SWE-bench Lite instances")
     print(f"entity truth: {truth}")
     print(f"run: {elapsed:.1f} s wall, {cpu_s:.1f} s CPU (pytest subprocess); {len(failed)} case(s) not ok")
-    print(f"{'metric':<17}{'published':>10}{'ours':>9}{'diff (pts)':>12}{'ours, errors answered':>24}")
+    print(f"ours: over all {len(records)} instances, a case without truth at a level counting 0, as LocAgent's "
+          "table divides; results.json: over the n cases with truth at that level (its metrics.<name>.n)")
+    print(f"{'metric':<17}{'published':>10}{'ours':>9}{'diff (pts)':>12}{'ours, errors answered':>24}"
+          f"{'results.json':>14}{'n':>6}")
     for name, published in PUBLISHED.items():
         ours = sum(r["metrics"].get(name, 0.0) for r in records) / len(records)
         answered = sum(_answered(r, predictions, name) if r["status"] != "ok" else r["metrics"].get(name, 0.0)
                        for r in records) / len(records)  # fmt: skip
-        print(f"{name:<17}{published:>10.4f}{ours:>9.4f}{(ours - published) * 100:>+12.2f}{answered:>24.4f}")
+        carried = [r["metrics"][name] for r in records if name in r["metrics"]]
+        mean = sum(carried) / len(carried) if carried else 0.0
+        print(f"{name:<17}{published:>10.4f}{ours:>9.4f}{(ours - published) * 100:>+12.2f}{answered:>24.4f}"
+              f"{mean:>14.4f}{len(carried):>6}")
     for record in failed:
         print(f"  not ok: {record['id']}: {record['status']}: {record.get('error', '')[:150]}")
     if args.edit_functions is not None:

@@ -22,6 +22,7 @@ from pytest_codesearch.repo.suggest import missing_path_message
 from pytest_codesearch.report.model import CaseResult
 from pytest_codesearch.runner.base import AgentCrashed, AgentError, AgentRunner, AgentTimeout, Answers
 from pytest_codesearch.runner.inprocess import run_agent_code
+from pytest_codesearch.repo.remote import is_remote
 from pytest_codesearch.scoring.matching import MatchMode, match_paths, match_symbols, unmatched_truth
 from pytest_codesearch.scoring import (
     SourceFiles,
@@ -64,6 +65,8 @@ class CaseSpec:
     repo_error: str | None = None
     match: MatchMode = "exact"
     """How answers match the ground truth (the gold set's ``match``)."""
+    repo_name: str | None = None
+    """The repository as the gold set names it (the case's ``repo``, else its metadata's), None if it names none."""
 
     @cached_property
     def relevance(self) -> dict[str, int]:
@@ -224,6 +227,7 @@ def _base_record(spec: CaseSpec, choice: AgentChoice, nodeid: str, worker: str |
         "nodeid": nodeid,
         "ground_truth": sorted(relevance, key=lambda p: (-relevance[p], p)),
         "relevance": dict(relevance),
+        "match": spec.match,
         "retrieved": [],
         "ground_truth_modules": list(case.ground_truth_modules),
         "ground_truth_functions": list(case.ground_truth_functions),
@@ -234,12 +238,20 @@ def _base_record(spec: CaseSpec, choice: AgentChoice, nodeid: str, worker: str |
         "complexity": case.complexity,
         "category": case.category,
         "tags": list(case.tags),
-        "repo": None if spec.repo is None else str(spec.repo),
+        "repo": repo_label(spec),
         "base_commit": spec.base_commit,
         "worker": worker,
         "attempts": 0,
         "retry_errors": [],
     }
+
+
+def repo_label(spec: CaseSpec) -> str | None:
+    """Return how records name the case's repository: a remote name as the gold set gives it (``psf/requests``,
+    a URL: the same on every machine, whatever clone or mirror was searched), else the directory searched."""
+    if spec.repo_name is not None and is_remote(spec.repo_name):
+        return spec.repo_name
+    return None if spec.repo is None else str(spec.repo)
 
 
 def failure_message(failure: Exception) -> str:
@@ -271,8 +283,10 @@ def _snapshot_for(spec: CaseSpec, snapshots: SnapshotStore) -> Snapshot:
         raise CaseError(spec.repo_error or "no repository to search")
     try:
         snapshot = snapshots.get(spec.repo, spec.base_commit)
-    except SnapshotError as exc:
-        raise CaseError(str(exc)) from None
+    except SnapshotError as exc:  # named by the field at fault, as --codesearch-validate names it
+        field = "repo" if spec.base_commit is None else "base_commit"
+        message = str(exc)
+        raise CaseError(message if message.startswith(("repo:", "base_commit:")) else f"{field}: {message}") from None
     missing = unmatched_truth(spec.relevance, snapshot.files, spec.match)
     if missing:
         message = missing_path_message(missing[0], snapshot.files, snapshot.label, is_tree=bool(snapshot.tree_id))

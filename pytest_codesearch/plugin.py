@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 
 # The library (pydantic, numpy, pygit2) is imported inside the hooks, only once an agent
 # is selected: a pytest run that benchmarks nothing does not pay for it.
-GOLDSETS_SEEN = pytest.StashKey[int]()
+GOLDSETS_SEEN = pytest.StashKey[set[Path]]()
+"""Gold-set files a run without agents came across among the paths it was given (for its hint)."""
 SEED_KEY = "codesearch_seed"
 """``workerinput`` key: the controller's seed, so every xdist worker collects the same order."""
 RESUME_KEY = "codesearch_resume"
@@ -304,38 +305,62 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
     """Say how to benchmark when gold sets were collected or named but no agent was selected."""
     if STATE in config.stash:
         return
-    here = config.invocation_params.dir
-    named = sum(_mentions_cases(here / arg.split("::")[0]) for arg in config.args)
-    seen = max(config.stash.get(GOLDSETS_SEEN, 0), named)
+    named = {path for path in _arg_paths(config) if _mentions_cases(path)}
+    seen = len(config.stash.get(GOLDSETS_SEEN, set()) | named)
     if seen:
         files = "1 gold-set file" if seen == 1 else f"{seen} gold-set files"
-        terminalreporter.write_line(
-            f"codesearch: {files} found but no agent selected, so nothing was benchmarked; "
-            "choose one with --codesearch-agent=bm25 (or keyword, oracle, random, all)"
-        )
+        terminalreporter.write_line(f"codesearch: {files} found but no agent selected, so nothing was benchmarked; "
+                                    f"choose one with {_agent_choices()}")
+
+
+def _agent_choices() -> str:
+    """Return how to choose an agent, naming every built-in (from the registry) and ``all``."""
+    from pytest_codesearch.agents.builtin import fixtures
+    from pytest_codesearch.agents.registry import module_specs
+
+    first, *others = [spec.name for spec in module_specs(fixtures)]
+    return f"--codesearch-agent={first} (or {', '.join(others)}, all)"
+
+
+def _arg_paths(config: pytest.Config) -> list[Path]:
+    """Return the files and folders pytest's arguments name (node ids without their ``::`` part)."""
+    here = config.invocation_params.dir
+    return [(here / arg.split("::")[0]).absolute() for arg in config.args]
+
+
+def _given(config: pytest.Config, path: Path) -> bool:
+    """Return True when ``path`` is one of the paths pytest was given or lies in one (pytest looks at the
+    files of their parent folders too)."""
+    path = path.absolute()
+    return any(path == given or given in path.parents for given in _arg_paths(config))
+
+
+_SNIFFED_BYTES = 4 * 1024 * 1024
+"""Larger files are not looked into for the hint (a run without agents reads little)."""
 
 
 def _mentions_cases(path: Path) -> bool:
-    """Return True when ``path`` is a .json/.jsonl file whose first 4 KB look like gold-set cases.
+    """Return True when ``path`` is a file some gold-set reader claims (``goldsniff.shape_of``).
 
-    A cheap sniff for the hint above: it must not import the library (pydantic) in a run without agents.
+    A cheap look for the hint above: it must not import the readers (pydantic, PyYAML) in a run without agents.
     """
-    if path.suffix not in (".json", ".jsonl"):
+    from pytest_codesearch.goldsniff import SHAPES, shape_of
+
+    if not any(path.suffix.lower() in suffixes for _, suffixes, _ in SHAPES):
         return False
     try:
-        with path.open("rb") as stream:
-            head = stream.read(4096)
+        if not path.is_file() or path.stat().st_size > _SNIFFED_BYTES:
+            return False
     except OSError:
         return False
-    swebench = b'"instance_id"' in head and b'"base_commit"' in head
-    return b'"ground_truth_files"' in head or b'"test_cases"' in head or swebench
+    return shape_of(path) is not None
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> GoldsetFile | None:
     """Collect gold sets of any known shape when an agent is selected; other files are left alone."""
     if STATE not in parent.config.stash:
-        if _mentions_cases(file_path):  # counted for the hint at the end of a run without agents
-            parent.config.stash[GOLDSETS_SEEN] = parent.config.stash.get(GOLDSETS_SEEN, 0) + 1
+        if _given(parent.config, file_path) and _mentions_cases(file_path):  # for the hint of a run without agents
+            parent.config.stash.setdefault(GOLDSETS_SEEN, set()).add(file_path.absolute())
         return None
     from pytest_codesearch.goldset.formats import reader_for
     from pytest_codesearch.session.items import GoldsetFile

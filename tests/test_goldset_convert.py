@@ -67,3 +67,28 @@ def test_a_directory_of_instance_files_joins_into_one_gold_set(tmp_path: Path) -
     )
     cases = load(tmp_path / "all.jsonl").cases
     assert [(c.id, c.repo) for c in cases] == [(f"acme__shop-{n}", "data/acme__shop") for n in (1, 2, 3)]
+
+
+def test_a_set_read_through_the_repository_map_converts_to_a_portable_one(pytester: pytest.Pytester) -> None:
+    """Instances whose mirror comes from the map keep ``acme/shop``, not the mirror's path: the converted
+    set runs anywhere with the map (or a clone), and scores the same."""
+    root = swebench_workspace(pytester.path / "data")
+    mirror = pytester.path / "mirror" / "acme+shop" / "repo"
+    mirror.parent.mkdir(parents=True)
+    (root / "acme__shop").rename(mirror)
+    mapping = f"--codesearch-repo-map=acme/shop={mirror}"
+    converted = pytester.runpytest("--codesearch-convert", "data/instances.jsonl", "--codesearch-output",
+                                   "sets/deep/down/instances.jsonl", mapping)  # fmt: skip
+    assert converted.ret == 0
+    lines = (pytester.path / "sets" / "deep" / "down" / "instances.jsonl").read_text().splitlines()
+    assert [json.loads(line)["repo"] for line in lines if '"id"' in line] == ["acme/shop", "acme/shop"]
+    assert "mirror" not in "".join(lines)
+    metrics = []
+    for target in ("data/instances.jsonl", "sets/deep/down/instances.jsonl"):
+        result = pytester.runpytest(target, "--codesearch-agent=oracle", "--codesearch-runs=1", mapping)
+        result.assert_outcomes(passed=2)
+        results = read_results(pytester.path)
+        metrics.append({c["id"]: c["metrics"] for c in results["cases"]})
+        assert {c["repo"] for c in results["cases"]} == {"acme/shop"}  # the label, not the mirror's path
+        assert list(results["breakdowns"]["repo"]) == ["acme/shop"]
+    assert metrics[0] == metrics[1]

@@ -9,6 +9,7 @@ import pytest
 from gitrepo import commit, init_repo
 
 from pytest_codesearch.goldset import formats
+from pytest_codesearch.goldsniff import SHAPES, shape_of
 from pytest_codesearch.goldset.entries import CaseEntry, LoadedGoldSet
 from pytest_codesearch.goldset.formats import FORMATS, Format, ReadOptions, load, reader_for
 from pytest_codesearch.goldset.formats.native import FORMAT as NATIVE
@@ -103,3 +104,24 @@ def test_suffixes_are_matched_without_case(tmp_path: Path, name: str) -> None:
     path = tmp_path / name
     path.write_text(json.dumps(CASE) + "\n", encoding="utf-8")
     assert reader_for(path) is NATIVE
+
+
+def test_the_readers_claim_with_the_light_sniffers_in_one_order() -> None:
+    assert [(f.name, f.suffixes, f.sniff) for f in FORMATS] == list(SHAPES)
+
+
+def test_a_case_file_with_misspelt_truth_is_claimed_so_its_error_shows(pytester: pytest.Pytester) -> None:
+    """A folder's .jsonl whose first case lacks ``ground_truth_files`` is collected and fails by line,
+    not skipped in silence; a data file that is no case stays unclaimed."""
+    pytester.makefile(".py", a="x = 1\n")
+    (pytester.path / "sets").mkdir()
+    lines = [{"id": "c1", "query": "where is x", "ground_truth": ["a.py"], "repo": ".."},
+             {"id": "c2", "query": "where is x", "ground_truth_files": ["a.py"], "repo": ".."}]  # fmt: skip
+    (pytester.path / "sets" / "cases.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    (pytester.path / "sets" / "log.jsonl").write_text('{"level": "info", "message": "query done"}\n')
+    assert shape_of(pytester.path / "sets" / "cases.jsonl") == "native"
+    assert shape_of(pytester.path / "sets" / "log.jsonl") is None
+    result = pytester.runpytest("--codesearch-agent=oracle", "--codesearch-no-save", "sets")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["sets/cases.jsonl:1: ground_truth_files: missing required field; "
+                                 "ground_truth: unknown field (did you mean 'ground_truth_files'?)"])  # fmt: skip

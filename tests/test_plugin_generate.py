@@ -34,6 +34,8 @@ def test_generate_writes_a_goldset_and_runs_no_tests(pytester: pytest.Pytester) 
         "*commits examined*4",
         "*kept (cases written)*2",
         "*dropped: root commit*1",
+        "codesearch: warning: case ids start with 'project', the repository folder's name (it has no origin "
+        "remote); give --codesearch-name NAME for ids that are the same in every clone",
         "run it: pytest --codesearch-agent=bm25 out.jsonl",
     ])
     assert "passed" not in result.stdout.str()
@@ -209,3 +211,24 @@ def test_mined_functions_score_an_answer_at_function_level(pytester: pytest.Pyte
     assert (retry["function_acc@1"], retry["function_acc@5"], retry["function_recall@5"]) == (1.0, 1.0, 1.0)
     assert (retry["module_acc@5"], retry["function_mrr"]) == (1.0, 1.0)
     assert (logout["function_acc@5"], logout["function_recall@5"], logout["function_mrr"]) == (0.0, 0.0, 0.0)
+
+
+def test_a_mined_set_names_the_repository_by_its_origin_not_this_clone(pytester: pytest.Pytester) -> None:
+    """A clone at a machine's own path (``mirror/pallets+flask/repo``) whose origin is GitHub: the cases
+    name ``pallets/flask`` and their ids ``flask-<sha>``, with no warning; the next step maps the name to
+    this clone, and runs offline."""
+    clone = pytester.path / "mirror" / "pallets+flask" / "repo"
+    _history(clone)
+    import pygit2
+
+    pygit2.Repository(str(clone)).remotes.create("origin", "https://github.com/pallets/flask.git")
+    result = pytester.runpytest("--codesearch-generate", f"--codesearch-repo={clone}", "--codesearch-output=out.jsonl")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines([f"run it: pytest --codesearch-agent=bm25 out.jsonl --codesearch-repo-map "
+                                 f"pallets/flask={clone}"])  # fmt: skip
+    assert "warning" not in result.stdout.str()
+    cases = [json.loads(line) for line in (pytester.path / "out.jsonl").read_text().splitlines()[1:]]
+    assert {case["repo"] for case in cases} == {"pallets/flask"}
+    assert all(case["id"].startswith("flask-") for case in cases)
+    ran = pytester.runpytest("--codesearch-agent=oracle", "out.jsonl", f"--codesearch-repo-map=pallets/flask={clone}")
+    ran.assert_outcomes(passed=2)

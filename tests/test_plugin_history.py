@@ -72,7 +72,8 @@ def test_compare_two_saved_runs_runs_no_case(pytester: pytest.Pytester, project:
     assert result.ret == 0
     result.stdout.fnmatch_lines([
         "# Comparison: previous → latest",
-        "| oracle | mrr | 1.000 | 1.000 | +0.000 | +0.000 [+0.000, +0.000] | 3 | 1 |",
+        "Gold sets compared: cases.jsonl.",
+        "| oracle | mrr | 1.000 | 1.000 | +0.000 | +0.000 [+0.000, +0.000] | 3 | 1 | 1 |",
         "Agents only in previous: bm25", "Agents only in latest: keyword",
         "comparison written to *comparison.md",
     ])  # fmt: skip
@@ -134,7 +135,7 @@ def test_a_regression_against_the_baseline_fails(
     anyway = pytester.runpytest(*args, "--codesearch-gate-any")
     assert anyway.ret == pytest.ExitCode.TESTS_FAILED
     anyway.stdout.fnmatch_lines(
-        [f"gate failed: agent switching: mrr = 0.6667, baseline {baseline} 1.0000 (allowed -0.01: 0.9900, p = 1)"]
+        [f"gate failed: agent switching: mrr = 0.6667, baseline {baseline} 1.0000 (allowed -0.01: 0.9900, p = 1, Holm over the 1 gated tests)"]
     )
 
 
@@ -184,3 +185,37 @@ def test_junit_testsuite_properties_name_seed_agents_version(
     assert suite is not None
     properties = {p.get("name"): p.get("value") for p in suite.iterfind("properties/property")}
     assert properties == {"codesearch_seed": "5", "codesearch_agents": "oracle,bm25", "codesearch_version": __version__}
+
+
+def test_compare_is_scoped_to_shared_gold_sets_and_lists_rank_changes(
+    pytester: pytest.Pytester, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two gold sets then one: the comparison covers the shared one and names the other; runs sharing
+    no gold set are refused in one line; ``latest:PATTERN`` picks by gold set; history lists the sets."""
+    pytester.makeconftest(SWITCHING_CONFTEST)
+    (pytester.path / "other.jsonl").write_text(json.dumps(
+        {"id": "o1", "query": "create the app", "ground_truth_files": ["src/app.py"], "repo": "repo"}) + "\n")
+    pytester.runpytest("--codesearch-agent=switching", "cases.jsonl", "other.jsonl").assert_outcomes(passed=4)
+    monkeypatch.setenv("ANSWER_BADLY", "1")
+    pytester.runpytest("--codesearch-agent=switching", "cases.jsonl").assert_outcomes(passed=3)
+    pytester.runpytest("--codesearch-agent=switching", "other.jsonl").assert_outcomes(passed=1)
+    result = pytester.runpytest("--codesearch-compare", "previous:cases", "latest:cases")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines([
+        "# Comparison: previous:cases → latest:cases",
+        "Gold sets compared: cases.jsonl. Left out, only in previous:cases: other.jsonl.",
+        "| switching | mrr | 1.000 | 0.667 | -0.333 | -0.333 [[]-1.000, +0.000[]] | 3 | 1 | 1 |",
+        "*Holm's correction is over the 10 tests of this table*",
+        "Rank of the first relevant file: 0 case(s) moved up, 1 moved down*",
+        "### Biggest losses",
+        "| switching | cases.jsonl | login | 1 | – | login view |",
+    ])  # fmt: skip
+    refused = pytester.runpytest("--codesearch-compare", "previous", "latest")
+    assert refused.ret == pytest.ExitCode.USAGE_ERROR
+    refused.stderr.fnmatch_lines(["ERROR: --codesearch-compare: previous and latest share no gold set "
+                                  "(previous: cases.jsonl; latest: other.jsonl): nothing to compare"])  # fmt: skip
+    assert "| switching" not in refused.stdout.str()
+    listing = pytester.runpytest("--codesearch-history")
+    listing.stdout.fnmatch_lines(["* gold sets: cases.jsonl, other.jsonl; report: *codesearch-report",
+                                  "* gold sets: cases.jsonl; report: *codesearch-report",
+                                  "* gold sets: other.jsonl; report: *codesearch-report"])  # fmt: skip

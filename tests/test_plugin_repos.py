@@ -86,7 +86,7 @@ def test_unknown_commit_fails_the_case_with_a_clear_message(pytester: pytest.Pyt
     (pytester.path / "g.jsonl").write_text(json.dumps(case) + "\n")
     result = pytester.runpytest("--codesearch-agent=oracle")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*g.jsonl:1: *v9.9*"])
+    result.stdout.fnmatch_lines(["*g.jsonl:1: base_commit: *repo: unknown revision 'v9.9': *"])
     assert "Traceback" not in result.stdout.str()
     assert read_results(pytester.path)["cases"][0]["status"] == "error"
 

@@ -162,3 +162,20 @@ def test_the_repository_map_runs_owner_name_offline(pytester: pytest.Pytester, m
     result = pytester.runpytest(*args, "-k", "shop", "cases.jsonl")
     result.assert_outcomes(passed=2)
     assert not (pytester.path / "home-cache").exists()
+
+
+def test_parsing_searched_code_prints_no_warning(pytester: pytest.Pytester) -> None:
+    """Python files with invalid escapes (``"\\d"``), parsed to resolve names and to score lines, warn
+    nothing under the agents' test ids: the warnings are the searched code's, not the run's."""
+    shutil.copytree(DATA / "fqn", pytester.path / "fqn")
+    util = pytester.path / "fqn" / "project" / "src" / "adk" / "agents" / "util.py"
+    util.write_text('import re\nPATTERN = "\\d+"\n\n\ndef parse(text):\n    return re.findall(PATTERN, text)\n')
+    query = {"id": "u", "query": "Which function parses numbers?", "positive_ctxs": [{"fqn": "adk.agents.util.parse"}]}
+    with (pytester.path / "fqn" / "retrieval.jsonl").open("a") as stream:
+        stream.write(json.dumps(query) + "\n")
+    case = {"id": "lines", "query": "where are numbers parsed",
+            "ground_truth_files": [{"path": "src/adk/agents/util.py", "lines": [[5, 6]]}]}  # fmt: skip
+    pytester.makefile(".jsonl", lines=json.dumps({"metadata": {"repo": "fqn/project"}}) + "\n" + json.dumps(case))
+    result = pytester.runpytest("--codesearch-agent=oracle", "--codesearch-no-save", "lines.jsonl", "fqn")
+    result.assert_outcomes(passed=4)
+    assert "invalid escape sequence" not in result.stdout.str()

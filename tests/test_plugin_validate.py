@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -89,3 +90,28 @@ def test_the_python_example_of_the_docs_runs(
     monkeypatch.chdir(tmp_path)
     exec(compile(example, "docs/validation.md", "exec"), {})
     assert capsys.readouterr().out == " 0 0\n"
+
+
+DATA = Path(__file__).parent / "data"
+
+
+def test_sets_that_run_fine_validate_clean_with_the_runs_resolver(pytester: pytest.Pytester) -> None:
+    """A YAML query file (substring entries) and an FQN set naming a re-export and a function defined in a
+    package's ``__init__.py`` validate with no error, as they run; a real miss is still an error."""
+    shutil.copytree(DATA / "yaml", pytester.path / "yaml")
+    shutil.copytree(DATA / "fqn", pytester.path / "fqn")
+    init = pytester.path / "fqn" / "project" / "src" / "adk" / "agents" / "__init__.py"
+    init.write_text(init.read_text() + "\n\ndef make_agent():\n    return ParallelAgent()\n")
+    query = {"id": "factory", "query": "Which function builds an agent?", "positive_ctxs": [{"fqn": "adk.agents.make_agent"}]}
+    with (pytester.path / "fqn" / "retrieval.jsonl").open("a") as stream:
+        stream.write(json.dumps(query) + "\n")
+    clean = pytester.runpytest("--codesearch-validate", "yaml", "fqn")
+    clean.stdout.fnmatch_lines(["codesearch: validated 2 gold-set file(s), 5 case(s): 0 error(s), 0 warning(s)"])
+    assert clean.ret == 0
+    ran = pytester.runpytest("--codesearch-agent=oracle", "--codesearch-no-save", "yaml", "fqn")
+    ran.assert_outcomes(passed=5)
+    queries = pytester.path / "yaml" / "queries.yaml"
+    queries.write_text(queries.read_text().replace("[hashing.py]", "[hashed.py]"))
+    broken = pytester.runpytest("--codesearch-validate", "yaml")
+    assert broken.ret == 1
+    broken.stdout.fnmatch_lines(["yaml/queries.yaml:4 *error *hashing *ground_truth_files[[]0[]] *'hashed.py' is not in*"])

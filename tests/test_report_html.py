@@ -271,7 +271,7 @@ def test_ties_and_significance_are_marked_as_in_summary_md_and_the_terminal() ->
 
 def test_charts_are_drawn(page: str) -> None:
     charts = re.findall(r'<svg class="chart (\w+)"', page)
-    assert charts == ["distribution", "distribution", "histogram", "scatter", "bars", "bars", "bars"]
+    assert charts == ["distribution", "histogram", "scatter", "bars", "bars", "bars"]  # no per-case f1: it told answer length
     assert page.count('class="ring"') == 1
 
 
@@ -340,8 +340,30 @@ def test_a_real_run_of_three_agents_renders(pytester: pytest.Pytester, project: 
     text = (pytester.path / "codesearch-report" / "results.json").read_text(encoding="utf-8")
     page = render_html(RunReport.model_validate_json(text))
     charts = re.findall(r'<svg class="chart (\w+)"', page)
-    assert charts == ["distribution", "distribution", "histogram", "scatter", "bars", "bars"]
+    assert charts == ["distribution", "histogram", "scatter", "bars", "bars"]
     data = case_data(page)
     assert data["agents"] == ["oracle", "bm25", "random"]
     assert sorted(row[1] for row in data["cases"]) == ["app", "login", "password"]  # type: ignore[attr-defined]
     assert '<li class="pick significant" data-kind="quality">' not in page  # three cases prove nothing
+
+
+def test_the_page_speaks_of_what_a_reader_must_know() -> None:
+    """Failed cases are named before the figures; a one-case group has no interval; a single agent gets
+    no 'needs two agents' pick; power warnings name the headline metric; paths break after a '/'."""
+    from pytest_codesearch.report.aggregate import build_run_report
+    from pytest_codesearch.scoring import metric_names
+    from report_cases import KS
+
+    report = make_report(40)
+    page = render_html(report)
+    counts = {s: report.status_counts[s] for s in report.shown_statuses() if s != "ok"}
+    assert counts and all(n > 0 for n in counts.values())
+    listed = ", ".join(f"{n:,} {s}" for s, n in counts.items())
+    assert f"<li>{listed}: each such case scores 0 on every metric and counts in latency" in page
+    assert all(" in ndcg@10 " in w for w in report.warnings)  # the headline, not the noisiest metric
+    one = [c for c in report.cases if c.agent == "bm25"][:1]
+    single = build_run_report(report.run.model_copy(update={"agents": {"bm25": report.run.agents["bm25"]}}),
+                              one, metric_names(KS))  # fmt: skip
+    alone = render_html(single)
+    assert "(1 case)" in alone and "needs two agents" not in alone and "Best balance" not in alone
+    assert 'createElement("wbr")' in page

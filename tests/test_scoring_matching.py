@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pytest_codesearch.scoring import score_case
-from pytest_codesearch.scoring.matching import match_paths, match_symbols, unmatched_truth
+from pytest_codesearch.scoring.matching import files_matching, match_paths, match_symbols, unmatched_truth
 
 
 def test_exact_leaves_answers_alone() -> None:
@@ -48,3 +48,7 @@ def test_unmatched_truth() -> None:
     files = {"src/physics/collision.cpp", "README.md"}
     assert unmatched_truth(["collision.cpp", "gone.py"], files, "substring") == ["gone.py"]
     assert unmatched_truth(["collision.cpp", "README.md"], files, "exact") == ["collision.cpp"]
+    assert files_matching("app.py", {"src/app.py", "src/sansio/app.py", "src/cli.py"}, "substring") == [
+        "src/app.py", "src/sansio/app.py"
+    ]
+    assert files_matching("app.py", {"src/app.py"}, "exact") == []

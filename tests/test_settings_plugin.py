@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -175,12 +176,15 @@ def pytest_unconfigure(config):
 
 
 def test_goldsets_without_an_agent_get_a_hint_and_no_library(pytester: pytest.Pytester, project: Path) -> None:
+    """Every shape counts (a YAML query file and an FQN set too), and the hint names every built-in."""
     pytester.makeconftest(HEAVY_MODULES)
-    result = pytester.runpytest_subprocess("-s")
+    for shape in ("yaml", "fqn"):
+        shutil.copytree(Path(__file__).parent / "data" / shape, pytester.path / shape)
+    result = pytester.runpytest_subprocess("-s", "yaml", "fqn")
     assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
     result.stdout.fnmatch_lines([
-        "codesearch: 1 gold-set file found but no agent selected, so nothing was benchmarked; "
-        "choose one with --codesearch-agent=bm25 (or keyword, oracle, random, all)",
+        "codesearch: 2 gold-set files found but no agent selected, so nothing was benchmarked; "
+        "choose one with --codesearch-agent=bm25 (or keyword, path, hybrid, oracle, random, all)",
         "heavy modules: []",
     ])  # fmt: skip
 

@@ -11,6 +11,7 @@ import pytest
 from pytest_codesearch.mining.filters import FilterConfig
 from pytest_codesearch.mining.generate import MiningError, MiningStats, format_stats, generate_goldset
 from pytest_codesearch.mining.progress import ProgressEvent
+from pytest_codesearch.repo.remote import is_remote
 from pytest_codesearch.settings.model import Settings
 
 
@@ -33,7 +34,8 @@ def run_generate(config: pytest.Config, settings: Settings, filters: FilterConfi
         printer.finish()
         raise pytest.UsageError(str(exc)) from None
     printer.finish()
-    sys.stdout.write(format_stats(stats) + "\n" + _next_step(stats, here) + "\n")
+    notes = "".join(f"codesearch: {note}\n" for note in stats.notes)
+    sys.stdout.write(format_stats(stats) + "\n" + notes + _next_step(stats, here, (here / repo).resolve()) + "\n")
     return 0
 
 
@@ -50,12 +52,17 @@ def _hook_transform(config: pytest.Config) -> Any:
     return transform
 
 
-def _next_step(stats: MiningStats, here: Path) -> str:
+def _next_step(stats: MiningStats, here: Path, repo: Path) -> str:
+    """Return the command that runs the new gold set; with the map to this clone when the cases name the
+    repository by its remote (so the run reads this clone, offline)."""
     try:
         shown = stats.output.relative_to(here)
     except ValueError:
         shown = stats.output
-    return f"run it: pytest --codesearch-agent=bm25 {shown}"
+    command = f"run it: pytest --codesearch-agent=bm25 {shown}"
+    if stats.repo is not None and is_remote(stats.repo):
+        command += f" --codesearch-repo-map {stats.repo}={repo}"
+    return command
 
 
 class ProgressPrinter:

@@ -30,9 +30,11 @@ def run_history_command(settings: Settings, here: Path) -> int | None:
 
 
 def _compare(settings: Settings, refs: list[str], here: Path) -> int:
-    """Compare each run after the first with the first; print the markdown and write ``comparison.md``."""
+    """Compare each run after the first with the first, on the gold sets both hold; print the markdown and
+    write ``comparison.md``. Two runs that share no gold set are a usage error, in one line."""
     from pytest_codesearch.atomic import write_atomic
-    from pytest_codesearch.runs.compare import LATENCY_FIGURES, compare_runs, render_comparison
+    from pytest_codesearch.runs.compare import LATENCY_FIGURES, ComparisonError, compare_runs
+    from pytest_codesearch.runs.compare_render import render_comparison
     from pytest_codesearch.report.headline import headline_metrics
 
     if len(refs) < 2:
@@ -47,7 +49,11 @@ def _compare(settings: Settings, refs: list[str], here: Path) -> int:
     for ref, report in zip(refs[1:], reports[1:]):
         metrics = [*headline_metrics(report), "latency_p50", "latency_p90"]
         metrics = [m for m in metrics if m in LATENCY_FIGURES or m in base.metric_names()]
-        parts.append(render_comparison(compare_runs(base, report, metrics, labels=(refs[0], ref))))
+        try:
+            comparison = compare_runs(base, report, metrics, labels=(refs[0], ref))
+        except ComparisonError as exc:
+            raise pytest.UsageError(f"--codesearch-compare: {exc}") from None
+        parts.append(render_comparison(comparison))
     text = "\n".join(parts)
     target = settings.report_dir / "comparison.md"
     sys.stdout.write(text + f"\ncomparison written to {target}\n")

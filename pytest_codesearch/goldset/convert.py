@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from pytest_codesearch.repo.remote import is_remote
 from pytest_codesearch.repo.resolve import default_repo, resolve_repo
 
 from . import formats
@@ -48,7 +49,7 @@ def _cases(paths: list[Path], output: Path, options: formats.ReadOptions, errors
         loaded = formats.load(path, options)
         if loaded.error:
             errors.append(format_error(str(path), 0, loaded.error))
-        base = _default_base(loaded, options.repos)
+        base = _default_base(loaded, output, options.repos)
         for entry in loaded.entries:
             where = f"{path}:{entry.line}"
             if entry.case is None:
@@ -57,18 +58,35 @@ def _cases(paths: list[Path], output: Path, options: formats.ReadOptions, errors
                 errors.append(f"{where}: id: {entry.case.id!r} is already used at {seen[entry.case.id]}")
             else:
                 seen[entry.case.id] = where
-                yield _rebased(entry.case, path, output, base, options.repos)
+                yield _case_with_repo(entry.case, path, output, base, options.repos)
 
 
-def _default_base(loaded: LoadedGoldSet, repos: formats.RepoMap) -> Path | None:
-    """Return the repository of cases without their own ``repo``, as the source file resolves it."""
-    return default_repo(loaded.path, loaded.metadata.repo, str(loaded.path), repos)[0]
+def _default_base(loaded: LoadedGoldSet, output: Path, repos: formats.RepoMap) -> str | None:
+    """Return how the new file names the repository of cases without their own ``repo``."""
+    name = loaded.metadata.repo
+    if name is not None and _travels(name, loaded.path, repos):
+        return name
+    found = default_repo(loaded.path, name, str(loaded.path), repos)[0]
+    return None if found is None else _relative(found, output)
 
 
-def _rebased(case: TestCase, source: Path, output: Path, base: Path | None, repos: formats.RepoMap) -> TestCase:
-    """Return ``case`` naming its repository relative to ``output`` (unchanged when it cannot be found)."""
-    found = base if case.repo is None else resolve_repo(case.repo, source, repos)[0]
-    if found is None:
+def _case_with_repo(case: TestCase, source: Path, output: Path, base: str | None, repos: formats.RepoMap) -> TestCase:
+    """Return ``case`` naming its repository for ``output``: a name the repository map or the clone cache
+    resolves (``owner/name``, a URL) as it is, the local mapping kept out of the file; a directory relative
+    to ``output``; unchanged when it cannot be found."""
+    if case.repo is None:
+        return case if base is None else case.model_copy(update={"repo": base})
+    if _travels(case.repo, source, repos):
         return case
-    relative = Path(os.path.relpath(found, output.parent.resolve())).as_posix()
-    return case.model_copy(update={"repo": relative})
+    found = resolve_repo(case.repo, source, repos)[0]
+    return case if found is None else case.model_copy(update={"repo": _relative(found, output)})
+
+
+def _travels(repo: str, source: Path, repos: formats.RepoMap) -> bool:
+    """Return True when ``repo`` is a name rather than a local directory: mapped, or remote and no folder
+    of that name lies beside ``source``."""
+    return repo in repos or (is_remote(repo) and not (source.parent / repo).is_dir())
+
+
+def _relative(found: Path, output: Path) -> str:
+    return Path(os.path.relpath(found, output.parent.resolve())).as_posix()

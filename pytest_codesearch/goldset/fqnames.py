@@ -17,6 +17,8 @@ from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
+from .entities import parse_module
+
 SOURCE_ROOTS = ("", "src/", "lib/", "python/")
 """Directories searched for top-level packages, in order."""
 _MAX_HOPS = 5
@@ -71,9 +73,8 @@ def _in_module(
     path: str, source: bytes, module: list[str], rest: list[str], read: Reader, hops: int
 ) -> Resolved | None:
     """Return the entity ``rest`` names in the module at ``path``, following one re-export if needed."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    tree = parse_module(source)  # quiet: a tree's invalid escapes are not the run's warnings
+    if tree is None:
         return Resolved(path, None)
     qualified = _defined(tree.body, rest)
     if qualified is not None:

@@ -22,12 +22,14 @@ from pathlib import Path, PurePosixPath
 
 from pytest_codesearch.goldset import formats
 from pytest_codesearch.goldset.formats import ReadOptions
+from pytest_codesearch.goldset.fqnames import Reader, resolve_fqn
 from pytest_codesearch.goldset.leaks import find_leak
 from pytest_codesearch.goldset.model import GroundTruthFile, TestCase
 from pytest_codesearch.outline import language_of, outline
 from pytest_codesearch.repo.resolve import Resolved, default_repo, resolve_repo
 from pytest_codesearch.repo.snapshot import Snapshot, SnapshotError, SnapshotStore
 from pytest_codesearch.repo.suggest import missing_path_message
+from pytest_codesearch.scoring.matching import MatchMode, files_matching
 
 ERROR = "error"
 WARNING = "warning"
@@ -127,7 +129,7 @@ def validate_goldset(
             continue
         case_repo = repo if entry.case.repo is None else resolve_repo(entry.case.repo, path, options.repos)
         base = entry.case.base_commit if entry.case.base_commit is not None else loaded.metadata.base_commit
-        problems.extend(_check_case(display, entry.line, entry.case, case_repo, base, store))
+        problems.extend(_check_case(display, entry.line, entry.case, case_repo, base, store, loaded.metadata.match or "exact"))
     return problems, len(loaded.entries)
 
 
@@ -145,7 +147,8 @@ def _from_error(goldset: str, line: int, case_id: str, error: str) -> Problem:
 
 
 def _check_case(
-    goldset: str, line: int, case: TestCase, repo: Resolved, base: str | None, store: SnapshotStore
+    goldset: str, line: int, case: TestCase, repo: Resolved, base: str | None, store: SnapshotStore,
+    mode: MatchMode,
 ) -> list[Problem]:
     """Return the problems of one loaded case: its snapshot, its ground truth, and its query."""
     path, repo_error = repo
@@ -159,20 +162,32 @@ def _check_case(
         return [Problem(goldset, line, case.id, field, str(exc))]
     return [
         Problem(goldset, line, case.id, field, message, level)
-        for field, message, level in _case_problems(case, snapshot)
+        for field, message, level in _case_problems(case, snapshot, mode)
     ]
 
 
-def _case_problems(case: TestCase, snapshot: Snapshot) -> Iterator[tuple[str, str, str]]:
-    """Yield ``(field, message, level)`` for each problem of ``case`` in ``snapshot``."""
+def _case_problems(case: TestCase, snapshot: Snapshot, mode: MatchMode) -> Iterator[tuple[str, str, str]]:
+    """Yield ``(field, message, level)`` for each problem of ``case`` in ``snapshot``.
+
+    An entry is found as a run finds it (``scoring.matching.files_matching``, the gold set's rule); under
+    ``substring`` its lines and symbols are checked in each file it may match, and pass when one holds them.
+    """
     for index, truth in enumerate(case.ground_truth_files):
         where = f"ground_truth_files[{index}]"
-        data = snapshot.read(truth.path)
-        if data is None:
+        candidates = files_matching(truth.path, snapshot.files, mode)
+        if not candidates:
             yield where, _missing_message(truth.path, snapshot), ERROR
             continue
-        yield from _line_problems(where, truth, data)
-        yield from _symbol_problems(where, truth, data)
+        found: list[tuple[str, str, str]] = []
+        for path in candidates:
+            data = snapshot.read(path)
+            if data is None:
+                continue
+            named = truth.model_copy(update={"path": path})
+            found = [*_line_problems(where, named, data), *_symbol_problems(where, named, data, snapshot.read)]
+            if not found:
+                break
+        yield from found
     yield from _entity_problems("ground_truth_functions", case.ground_truth_functions, snapshot)
     yield from _entity_problems("ground_truth_modules", case.ground_truth_modules, snapshot)
     leak = query_leak(case)
@@ -218,11 +233,13 @@ def _entity_problems(field: str, names: Iterable[str], snapshot: Snapshot) -> It
         yield f"{field}[{index}]", message, ERROR
 
 
-def _symbol_problems(where: str, truth: GroundTruthFile, data: bytes) -> Iterator[tuple[str, str, str]]:
+def _symbol_problems(
+    where: str, truth: GroundTruthFile, data: bytes, read: Reader
+) -> Iterator[tuple[str, str, str]]:
     """Yield a problem for each symbol of ``truth`` that ``data`` does not define."""
     outlined = language_of(truth.path) is not None
     for index, symbol in enumerate(truth.symbols):
-        if outlined and not defines_symbol(truth.path, data, symbol):
+        if outlined and not defines_symbol(truth.path, data, symbol, read):
             message = f"{symbol!r} is not a function, class or method defined in {truth.path!r}"
         elif not outlined and symbol_tail(symbol).encode() not in data:
             message = f"{symbol_tail(symbol)!r} does not occur in {truth.path!r}"
@@ -236,13 +253,17 @@ def symbol_tail(symbol: str) -> str:
     return re.split(r"[.:#/]|::", symbol.strip())[-1]
 
 
-def defines_symbol(path: str, data: bytes, symbol: str) -> bool:
+def defines_symbol(path: str, data: bytes, symbol: str, read: Reader | None = None) -> bool:
     """Return True when ``data`` (the file at ``path``) defines ``symbol`` as a function, class or method.
 
     ``symbol`` matches a definition's qualified name (``Cart.add`` for ``add`` in ``class Cart``) written
     alone, after a ``path:`` prefix (``pkg/shop.py:Cart.add``), or after the file's dotted module name or
     any tail of it (``pkg.shop.Cart.add``, ``shop.Cart.add``; ``src/pkg/shop.py`` gives ``src.pkg.shop``
-    too). The definitions are the file's outline in its language (``pytest_codesearch.outline``).
+    too; a package's ``__init__.py`` is the package: ``pkg.helper``). The definitions are the file's
+    outline in its language (``pytest_codesearch.outline``). Given the tree's ``read``, a dotted name is
+    also resolved as a run resolves FQN names (``goldset/fqnames.py``: re-exports followed, names a
+    module assigns), and is defined here when it resolves to ``path`` (``flask.Flask`` in
+    ``src/flask/app.py``).
     """
     head, colon, tail = symbol.strip().partition(":")
     name = tail.strip() if colon and language_of(head) is not None else symbol.strip()
@@ -250,8 +271,13 @@ def defines_symbol(path: str, data: bytes, symbol: str) -> bool:
     if name in qualnames:
         return True
     parts = PurePosixPath(path).with_suffix("").parts
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1]
     modules = [".".join(parts[i:]) for i in range(len(parts))]
-    return any(name.startswith(module + ".") and name[len(module) + 1 :] in qualnames for module in modules)
+    if any(name.startswith(module + ".") and name[len(module) + 1 :] in qualnames for module in modules):
+        return True
+    found = resolve_fqn(name, read) if read is not None and ":" not in symbol else None
+    return found is not None and found.path == path
 
 
 def query_leak(case: TestCase) -> str | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -24,7 +24,9 @@ from pytest_codesearch.mining.progress import ProgressEvent, Reporter
 from pytest_codesearch.mining.walk import (
     MiningError,
     bounded_cache,
+    has_origin_name,
     open_repository,
+    origin_name,
     repository_name,
     resolve_commit,
 )
@@ -74,6 +76,10 @@ class MiningStats:
     """Seconds spent finding them, by language (summed over workers)."""
     unoutlined_files: dict[str, int] = field(default_factory=dict)
     """Changed files of kept commits of no supported language, by extension (``""``: none)."""
+    notes: list[str] = field(default_factory=list)
+    """What the user should know about the gold set written (ids from a folder's name, a repository map)."""
+    repo: str | None = None
+    """How the cases name the repository (``owner/name``, a URL, a relative path); None: the set lives in it."""
 
 
 def generate_goldset(
@@ -105,6 +111,7 @@ def generate_goldset(
     head = resolve_commit(repo, rev)
     output = Path(output).absolute()
     case_repo = _case_repo(repo, repo_path, output)
+    notes = _naming_notes(repo, name, repository_name(repo, repo_path))
     name = repository_name(repo, repo_path) if name is None else name
     count = _worker_count(workers, transform)
     with GoldsetWriter(output) as writer, bounded_cache(), fast_reads():
@@ -116,7 +123,7 @@ def generate_goldset(
             )
         else:
             counts = _mine(Miner(repo, config, transform, case_repo, name, lines), head, writer, reporter)
-        stats = _stats(counts, output, str(head.id), reporter.elapsed(), count)
+        stats = replace(_stats(counts, output, str(head.id), reporter.elapsed(), count), notes=notes, repo=case_repo)
         writer.publish(_metadata(name, rev, head, config, stats))
     reporter.finish(counts.walked, counts.kept)
     return stats
@@ -143,7 +150,9 @@ def _worker_count(workers: int | None, transform: Transform | None) -> int:
 
 
 def _case_repo(repo: pygit2.Repository, given: Path, output: Path) -> str | None:
-    """Return the ``repo`` each case names: None when the gold set lives inside the mined repository.
+    """Return the ``repo`` each case names: None when the gold set lives inside the mined repository, else
+    its ``origin`` remote's portable name (``owner/name``, a URL: the same on every machine), else its path
+    relative to the gold set.
 
     The path is the one the user gave (a work tree's ``.git`` folder stands for the work tree), not what
     libgit2 infers: a bare repository without a ``config`` file is opened as if its parent were the work
@@ -155,10 +164,21 @@ def _case_repo(repo: pygit2.Repository, given: Path, output: Path) -> str | None
     folder = output.parent.resolve()
     if folder == root or root in folder.parents:
         return None
+    portable = origin_name(repo)
+    if portable is not None:
+        return portable
     try:
         return Path(os.path.relpath(root, folder)).as_posix()
     except ValueError:  # another drive on Windows
         return root.as_posix()
+
+
+def _naming_notes(repo: pygit2.Repository, given: str | None, found: str) -> list[str]:
+    """Return a warning when case ids can only come from the repository folder's name."""
+    if given is not None or has_origin_name(repo):
+        return []
+    return [f"warning: case ids start with {found!r}, the repository folder's name (it has no origin remote); "
+            "give --codesearch-name NAME for ids that are the same in every clone"]
 
 
 def _stats(counts: Counts, output: Path, head: str, elapsed: float, workers: int) -> MiningStats:

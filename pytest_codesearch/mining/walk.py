@@ -18,6 +18,7 @@ from pytest_codesearch.mining.treediff import REGULAR, TYPE_MASK
 from pytest_codesearch.mining.treediff import TREE as TREE  # the tree diff lived here: keep its names importable
 from pytest_codesearch.mining.treediff import Change as Change
 from pytest_codesearch.mining.treediff import TreeDiffer as TreeDiffer
+from pytest_codesearch.repo.remote import portable_name
 from pytest_codesearch.repo.revs import peel_commit
 
 _UNSAFE_PATH = re.compile(rb"(?:\A|/)(?:\.{1,2}|\.git[. ]*)?(?:/|\Z)|[\0\\]|\A[A-Za-z]:", re.I)
@@ -99,6 +100,17 @@ def repository_name(repo: pygit2.Repository, path: Path | None = None) -> str:
     """
     name = _name_from_url(_origin_url(repo))
     return name or _directory_name(path if path is not None else repository_path(repo))
+
+
+def origin_name(repo: pygit2.Repository) -> str | None:
+    """Return the portable name of the ``origin`` remote (``owner/name``, a URL; ``repo.remote.portable_name``),
+    or None when there is no origin or it is a local path."""
+    return portable_name(_origin_url(repo))
+
+
+def has_origin_name(repo: pygit2.Repository) -> bool:
+    """Return True when ``repository_name`` can take the name from an ``origin`` remote (not the folder's)."""
+    return bool(_name_from_url(_origin_url(repo)))
 
 
 def _origin_url(repo: pygit2.Repository) -> str:

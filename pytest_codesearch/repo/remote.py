@@ -47,6 +47,22 @@ def is_remote(repo: str) -> bool:
     return bool(_URL.match(repo) or _OWNER_NAME.match(repo))
 
 
+_GITHUB = re.compile(r"^(?:https://github\.com/|git@github\.com:|ssh://git@github\.com/)([\w.-]+)/([\w.-]+?)(?:\.git)?/?$")
+
+
+def portable_name(url: str) -> str | None:
+    """Return how a gold set names a repository cloned from ``url`` on any machine: ``owner/name`` for
+    GitHub, the URL for another host; None for a local path or a ``file://`` URL (it names this machine only).
+
+    ``https://github.com/pallets/flask.git`` and ``git@github.com:pallets/flask`` give ``pallets/flask``.
+    """
+    url = url.strip()
+    if not _URL.match(url) or url.lower().startswith("file:"):
+        return None
+    found = _GITHUB.match(url)
+    return f"{found.group(1)}/{found.group(2)}" if found else url
+
+
 def remote_url(repo: str) -> str:
     """Return the URL to clone ``repo`` from: a URL as it is, ``owner/name`` on GitHub."""
     if _URL.match(repo):

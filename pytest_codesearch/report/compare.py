@@ -11,7 +11,6 @@ needs to reach p < alpha at all (``stats.fewest_testable_cases``).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -79,15 +78,13 @@ def compare_agents(
 
 
 def power_warnings(checks: Sequence[PowerCheck], alpha: float) -> list[str]:
-    """Return one warning per pair of agents with too few paired cases, naming the hardest metric."""
-    worst: dict[tuple[str, str], PowerCheck] = {}
-    for check in checks:
-        if not check.underpowered:
-            continue
-        key = (check.agent_a, check.agent_b)
-        if key not in worst or _need(check) > _need(worst[key]):
-            worst[key] = check
-    return [_power_message(check, alpha) for check in worst.values()]
+    """Return one warning per pair of agents with too few paired cases, naming the first compared metric
+    (the headline's) that lacks them: the figure a reader looks at, not the noisiest one."""
+    first: dict[tuple[str, str], PowerCheck] = {}
+    for check in checks:  # in the order of the compared metrics, headline first
+        if check.underpowered:
+            first.setdefault((check.agent_a, check.agent_b), check)
+    return [_power_message(check, alpha) for check in first.values()]
 
 
 def _pairs(tables: Sequence[AgentTable]) -> list[tuple[AgentTable, AgentTable]]:
@@ -160,11 +157,6 @@ def _power_check(paired: _Paired, alpha: float) -> PowerCheck:
         n_needed=needed,
         underpowered=needed is None or paired.n < needed,
     )
-
-
-def _need(check: PowerCheck) -> float:
-    """Return the cases a check needs, infinity when it could not be estimated."""
-    return math.inf if check.n_needed is None else float(check.n_needed)
 
 
 def _power_message(check: PowerCheck, alpha: float) -> str:

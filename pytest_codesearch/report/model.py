@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, PlainSerializer
 
+from pytest_codesearch.scoring.matching import MatchMode, match_paths
 from pytest_codesearch.status import Status
 
 SCHEMA_VERSION = 1
@@ -41,6 +42,11 @@ class CaseResult(_Record):
     nodeid: str = Field(description="pytest node id of the item.")
     ground_truth: list[str] = Field(description="Relevant paths, in relevance order.")
     relevance: dict[str, int] = Field(description="Graded relevance of each ground-truth path.")
+    match: MatchMode = Field(
+        default="exact",
+        description="How answers were matched to the ground truth, the gold set's rule: 'exact', or 'substring' "
+        "(a returned path containing an entry finds it).",
+    )
     retrieved: list[str] = Field(description="The agent's ranked answer after normalisation.")
     ground_truth_modules: list[str] = Field(
         default_factory=list, description="Module-level ground truth, 'path.py:Name' (module_* metrics)."
@@ -89,7 +95,11 @@ class CaseResult(_Record):
     category: str | None = None
     tags: list[str] = Field(default_factory=list)
     snapshot: str | None = Field(default=None, description="Tree id, or the directory searched.")
-    repo: str | None = Field(default=None, description="The repository or directory the case searches.")
+    repo: str | None = Field(
+        default=None,
+        description="The repository the case searches: its remote name as the gold set gives it ('psf/requests', "
+        "a URL), else the directory searched.",
+    )
     base_commit: str | None = Field(default=None, description="The rev the case searches, as the gold set gives it.")
     worker: str | None = Field(default=None, description="xdist worker id, null without xdist.")
     failure_category: str | None = Field(
@@ -114,6 +124,18 @@ class CaseResult(_Record):
     metadata: dict[str, JsonValue] = Field(
         default_factory=dict, description="Free JSON the agent returned with its answer (tokens, cost, ...)."
     )
+
+    def scored_answer(self) -> list[str]:
+        """Return the answer as it was scored: each path that found a ground-truth entry named as that entry
+        (``scoring.matching.match_paths`` under the case's ``match`` rule), repeats dropped."""
+        truth = self.relevance or dict.fromkeys(self.ground_truth, 1)
+        return list(dict.fromkeys(match_paths(self.retrieved, truth, self.match)))
+
+    def first_relevant_rank(self) -> int | None:
+        """Return the 1-based rank of the first relevant file in the scored answer; None when none is
+        (or the case failed)."""
+        truth = self.relevance or dict.fromkeys(self.ground_truth, 1)
+        return next((rank for rank, path in enumerate(self.scored_answer(), 1) if truth.get(path, 0) > 0), None)
 
 
 class AgentInfo(_Record):

@@ -1,14 +1,19 @@
 """Comparisons of saved runs: what changed between run A (before) and run B (after), and is it real?
 
-For every agent in both runs and every compared metric: the means of each run (from its
-summaries), and a paired test on the cases both runs answered with that agent, matched by
-(gold set, case id): the mean paired difference (after - before), its bootstrap 95% interval
-(``stats.bootstrap_ci``), the two-sided sign-flip p-value (``stats.sign_flip_pvalues``) and Holm's
-correction over every test of the comparison (``stats.holm``). Latency figures
-(``latency_p50``, ``latency_p90``, ``latency_p99``, ``latency_mean``) are paired on the per-case
-median latency of the cases both runs answered. The cases that changed are those hit by one run and
-missed by the other, on the success metric of the metrics both runs share (``report.success``:
-``hit@10``, else the largest ``hit@k``).
+A comparison is scoped to the gold sets both runs hold (by name, as cases carry it): cases of a gold
+set only one run holds are left out and named, and two runs that share none cannot be compared
+(``ComparisonError``). For every agent in both runs and every compared metric: each run's figure on
+those gold sets (its summary's when nothing is left out), and a paired test on the cases both runs
+carry for that agent, matched by (gold set, case id): the mean paired difference (after - before),
+its bootstrap 95% interval (``stats.bootstrap_ci``), the two-sided sign-flip p-value
+(``stats.sign_flip_pvalues``) and Holm's correction over the family of every test of the comparison
+(agents x metrics; ``family`` says how many). The gates (``runs/gates.py``) run this same comparison
+on the gated metrics only, so their family, and so their p, differs. Latency figures
+(``latency_p50``, ``latency_p90``, ``latency_p99``, ``latency_mean``) are paired on each case's cost as
+the report counts it (``report.table.case_latency``: a failed case costs the time until it failed, a
+timeout at least its budget). Per case, the rank of the first relevant file in each run
+(``CaseResult.first_relevant_rank``) gives the biggest wins and losses; the cases hit by one run and
+missed by the other are counted on the success metric both runs share (``report.success``).
 """
 
 from __future__ import annotations
@@ -18,13 +23,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from pytest_codesearch.report.render.mdtable import MISSING, escape_cell, table
 from pytest_codesearch.report.model import AgentSummary, CaseResult, RunReport
-from pytest_codesearch.report.stats import bootstrap_ci, holm, seeded_rng, sign_flip_pvalues
+from pytest_codesearch.report.stats import bootstrap_ci, holm, seeded_rng, sign_flip_pvalues, summarize_present
 from pytest_codesearch.report.success import success_metric
+from pytest_codesearch.report.table import case_latency, latency_summary, metric_matrix
+from pytest_codesearch.scoring import metric_names as required_metric_names
 
 LATENCY_FIGURES = ("latency_p50", "latency_p90", "latency_p99", "latency_mean")
 """Latency figures a comparison (and a gate) can name; lower is better."""
+
+
+class ComparisonError(ValueError):
+    """Two runs that cannot be compared; str() is one line saying why."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +70,23 @@ class ChangedCase:
 
 
 @dataclass(frozen=True)
+class RankChange:
+    """A case whose first relevant file moved: its rank in each run (None: none found, or the case failed)."""
+
+    agent: str
+    goldset: str
+    case_id: str
+    query: str
+    before: int | None
+    after: int | None
+
+    @property
+    def gain(self) -> float:
+        """Return the change of the reciprocal rank, after - before (a miss counts 0): > 0 is a win."""
+        return (1.0 / self.after if self.after else 0.0) - (1.0 / self.before if self.before else 0.0)
+
+
+@dataclass(frozen=True)
 class RunComparison:
     """Everything a comparison of two runs shows."""
 
@@ -70,6 +97,15 @@ class RunComparison:
     hit_metric: str | None
     only_before: list[str] = field(default_factory=list)
     only_after: list[str] = field(default_factory=list)
+    goldsets: list[str] = field(default_factory=list)
+    """The gold sets both runs hold: the comparison's scope."""
+    goldsets_only_before: list[str] = field(default_factory=list)
+    goldsets_only_after: list[str] = field(default_factory=list)
+    ranks: list[RankChange] = field(default_factory=list)
+    """The paired cases whose first relevant rank changed, biggest win first."""
+    family: int = 0
+    """Tests Holm's correction was made over (the tested agent x metric pairs)."""
+    alpha: float = 0.05
 
 
 def summary_value(summary: AgentSummary, metric: str) -> float | None:
@@ -82,9 +118,10 @@ def summary_value(summary: AgentSummary, metric: str) -> float | None:
 
 
 def case_value(case: CaseResult, metric: str) -> float | None:
-    """Return one case's value behind ``metric``: its score, or its latency for a latency figure."""
+    """Return one case's value behind ``metric``: its score, or its cost in ms for a latency figure
+    (``case_latency``: what the report's latency counts, failed cases included)."""
     if metric in LATENCY_FIGURES:
-        return case.latency_ms
+        return case_latency(case)
     return case.metrics.get(metric)
 
 
@@ -96,6 +133,11 @@ def paired_values(before: RunReport, after: RunReport, agent: str, metric: str) 
     return [float(old[k]) for k in keys], [float(new[k]) for k in keys]  # type: ignore[arg-type]
 
 
+def goldsets_of(report: RunReport) -> list[str]:
+    """Return the gold sets a run holds: those its settings name and those its cases come from."""
+    return sorted({*report.run.goldsets, *(case.goldset for case in report.cases)})
+
+
 def compare_runs(
     before: RunReport,
     after: RunReport,
@@ -104,12 +146,21 @@ def compare_runs(
     labels: tuple[str, str] = ("before", "after"),
     alpha: float | None = None,
 ) -> RunComparison:
-    """Return the comparison of ``after`` against ``before`` on ``metrics`` (seeded by the later run's seed)."""
-    shared = [a for a in after.agents if a in before.agents]
+    """Return the comparison of ``after`` against ``before`` on ``metrics`` (seeded by the later run's seed),
+    on the gold sets both hold; ``ComparisonError`` when they hold none in common."""
+    old_sets, new_sets = goldsets_of(before), goldsets_of(after)
+    shared = sorted(set(old_sets) & set(new_sets))
+    if not shared:
+        raise ComparisonError(
+            f"{labels[0]} and {labels[1]} share no gold set ({labels[0]}: {', '.join(old_sets) or 'none'}; "
+            f"{labels[1]}: {', '.join(new_sets) or 'none'}): nothing to compare"
+        )
+    scoped_before, scoped_after = _scoped(before, shared), _scoped(after, shared)
+    agents = [a for a in after.agents if a in before.agents]
     level = after.run.alpha if alpha is None else alpha
     raw = [
-        _delta(before, after, agent, metric)
-        for agent in shared
+        _delta(scoped_before, scoped_after, agent, metric, (before, after))
+        for agent in agents
         for metric in metrics
         if summary_value(after.agents[agent], metric) is not None
         or summary_value(before.agents[agent], metric) is not None
@@ -124,16 +175,47 @@ def compare_runs(
         before=labels[0],
         after=labels[1],
         deltas=deltas,
-        changed=_changed(before, after, shared, hit) if hit else [],
+        changed=_changed(scoped_before, scoped_after, agents, hit) if hit else [],
         hit_metric=hit,
         only_before=[a for a in before.agents if a not in after.agents],
         only_after=[a for a in after.agents if a not in before.agents],
+        goldsets=shared,
+        goldsets_only_before=[g for g in old_sets if g not in shared],
+        goldsets_only_after=[g for g in new_sets if g not in shared],
+        ranks=rank_changes(scoped_before, scoped_after, agents),
+        family=len(tested),
+        alpha=level,
     )
 
 
-def _delta(before: RunReport, after: RunReport, agent: str, metric: str) -> MetricDelta:
+def _scoped(report: RunReport, goldsets: list[str]) -> RunReport:
+    """Return ``report`` with only the cases of ``goldsets`` (itself when it holds no other)."""
+    keep = set(goldsets)
+    if all(case.goldset in keep for case in report.cases):
+        return report
+    return report.model_copy(update={"cases": [c for c in report.cases if c.goldset in keep]})
+
+
+def _figure(report: RunReport, whole: RunReport, agent: str, metric: str) -> float | None:
+    """Return the agent's figure on the scoped run: its summary's when the scope left nothing out."""
+    if report is whole:
+        return summary_value(whole.agents[agent], metric)
+    cases = [case for case in report.cases if case.agent == agent]
+    if not cases:
+        return None
+    if metric in LATENCY_FIGURES:
+        value: float | None = getattr(latency_summary(cases), metric.removeprefix("latency_"))
+        return value
+    required = {metric} & set(required_metric_names(report.run.ks))  # a failed case without it scores 0
+    (summary,) = summarize_present(metric_matrix(cases, [metric], required))
+    return None if summary is None else summary["mean"]
+
+
+def _delta(
+    before: RunReport, after: RunReport, agent: str, metric: str, whole: tuple[RunReport, RunReport]
+) -> MetricDelta:
     old, new = paired_values(before, after, agent, metric)
-    figures = (summary_value(before.agents[agent], metric), summary_value(after.agents[agent], metric))
+    figures = (_figure(before, whole[0], agent, metric), _figure(after, whole[1], agent, metric))
     if not old:
         return MetricDelta(agent, metric, *figures, n=0, mean_diff=None, ci95=None, p_value=None)
     diffs = (np.asarray(new) - np.asarray(old))[:, None]
@@ -159,47 +241,17 @@ def _changed(before: RunReport, after: RunReport, agents: list[str], hit: str) -
     return changed
 
 
-def render_comparison(comparison: RunComparison, max_cases: int = 50) -> str:
-    """Return the comparison as GitHub-flavoured markdown: deltas with tests, then the changed cases."""
-    rows = [_delta_row(d) for d in comparison.deltas]
-    header = ["agent", "metric", comparison.before, comparison.after, "Δ", "paired Δ [95% CI]", "n", "p (Holm)"]
-    parts = [
-        f"# Comparison: {escape_cell(comparison.before)} → {escape_cell(comparison.after)}",
-        table(header, [":---", ":---", "---:", "---:", "---:", "---:", "---:", "---:"], rows),
-        "Δ is after − before. The paired test compares the cases both runs answered with the agent "
-        "(sign-flip test, Holm's correction over the table); * marks a significant difference.",
-    ]
-    for label, agents in ((comparison.before, comparison.only_before), (comparison.after, comparison.only_after)):
-        if agents:
-            parts.append(f"Agents only in {escape_cell(label)}: {escape_cell(', '.join(agents))}")
-    parts.append(_changed_section(comparison, max_cases))
-    return "\n\n".join(parts) + "\n"
-
-
-def _delta_row(d: MetricDelta) -> list[str]:
-    paired = MISSING
-    if d.mean_diff is not None and d.ci95 is not None:
-        paired = f"{d.mean_diff:+.3f} [{d.ci95[0]:+.3f}, {d.ci95[1]:+.3f}]"
-    p = MISSING if d.p_holm is None else f"{d.p_holm:.3g}{' *' if d.significant else ''}"
-    return [d.agent, d.metric, _num(d.before), _num(d.after), _num(d.diff, sign=True), paired, str(d.n), p]
-
-
-def _num(value: float | None, *, sign: bool = False) -> str:
-    if value is None:
-        return MISSING
-    return f"{value:+.3f}" if sign else f"{value:.3f}"
-
-
-def _changed_section(comparison: RunComparison, max_cases: int) -> str:
-    if comparison.hit_metric is None:
-        return "## Cases that changed\n\nThe runs share no hit@k metric."
-    lost = [c for c in comparison.changed if not c.hit_after]
-    won = [c for c in comparison.changed if c.hit_after]
-    head = (
-        f"## Cases that changed\n\nOn {comparison.hit_metric}: {len(lost)} hit before and missed now, "
-        f"{len(won)} missed before and hit now."
-    )
-    rows = [[c.agent, "lost" if not c.hit_after else "won", c.goldset, c.case_id, c.query] for c in lost + won]
-    shown = table(["agent", "change", "gold set", "case", "query"], [":---"] * 5, rows[:max_cases]) if rows else ""
-    more = f"… and {len(rows) - max_cases} more." if len(rows) > max_cases else ""
-    return "\n\n".join(p for p in (head, shown, more) if p)
+def rank_changes(before: RunReport, after: RunReport, agents: Sequence[str]) -> list[RankChange]:
+    """Return the cases both runs carry whose first relevant rank differs, biggest win first (ties by
+    agent, gold set and case id), biggest loss last."""
+    old = {(c.agent, c.goldset, c.id): c for c in before.cases if c.agent in agents}
+    moved = []
+    for case in after.cases:
+        was = old.get((case.agent, case.goldset, case.id))
+        if was is None:
+            continue
+        change = RankChange(case.agent, case.goldset, case.id, case.query, was.first_relevant_rank(),
+                            case.first_relevant_rank())  # fmt: skip
+        if change.before != change.after:
+            moved.append(change)
+    return sorted(moved, key=lambda c: (-c.gain, c.agent, c.goldset, c.case_id))

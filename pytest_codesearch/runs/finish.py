@@ -158,6 +158,7 @@ def _save(report: RunReport, records: RunRecords, saving: Saving, finished: Fini
         saved = save_run(
             saving.history, report, saving.journal,
             commit=saving.commit, goldsets=records.goldsets, partial=saving.partial,
+            report_dir=None if saving.journal is None else saving.journal.parent,
         )  # fmt: skip
     except OSError as exc:
         _cannot_write(finished, exc, "the run to the history")

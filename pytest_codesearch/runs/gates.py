@@ -7,7 +7,7 @@ amount (``-0.02`` absolute, ``-5%`` relative to the baseline); a latency figure 
 ``latency_p50``, ``latency_p90``, ``latency_p99``, ``latency_mean``, in ms) fails when it grows by
 more than the amount (``+20%``, or ``+50`` ms). A regression fails the gate only when the paired
 difference on the cases both runs answered is significant (Holm-adjusted p < alpha, as in
-``compare_runs``), unless ``require_significance`` is False (``--codesearch-gate-any``).
+``compare_runs``, over the family of the gated agent x metric tests), unless ``require_significance`` is False (``--codesearch-gate-any``).
 Each failure is one line naming the agent, the metric, the value and the threshold.
 """
 
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pytest_codesearch.report.model import RunReport
-from pytest_codesearch.runs.compare import LATENCY_FIGURES, compare_runs, summary_value
+from pytest_codesearch.runs.compare import LATENCY_FIGURES, ComparisonError, compare_runs, summary_value
 
 
 class GateError(ValueError):
@@ -112,7 +112,10 @@ def check_regressions(
     label: str = "baseline",
 ) -> list[str]:
     """Return one message per (agent, tolerance) where ``report`` regressed past it against ``baseline``."""
-    comparison = compare_runs(baseline, report, [t.metric for t in tolerances], labels=(label, "this run"))
+    try:
+        comparison = compare_runs(baseline, report, [t.metric for t in tolerances], labels=(label, "this run"))
+    except ComparisonError as exc:
+        return [f"gate failed: {exc}"]
     deltas = {(d.agent, d.metric): d for d in comparison.deltas}
     failures = []
     for agent in report.agents:
@@ -124,7 +127,7 @@ def check_regressions(
             worse = delta.after > limit if tolerance.lower_is_better else delta.after < limit
             if not worse or (require_significance and not delta.significant):
                 continue
-            p = "" if delta.p_holm is None else f", p = {delta.p_holm:.3g}"
+            p = "" if delta.p_holm is None else f", p = {delta.p_holm:.3g}, Holm over the {comparison.family} gated tests"
             failures.append(
                 f"gate failed: agent {agent}: {tolerance.metric} = {delta.after:.4f}, {label} {delta.before:.4f} "
                 f"(allowed {tolerance.describe()}: {limit:.4f}{p})"

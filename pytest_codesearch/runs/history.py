@@ -10,6 +10,7 @@ sees half a run. ``resolve_run`` turns what a user types (a path, an id or its p
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import secrets
 import shutil
@@ -49,6 +50,7 @@ class SavedRun(_Record):
     cases: int = Field(description="Case records (case x agent) in the run.")
     complete: bool = Field(description="False when the run was interrupted or some collected case never ran.")
     partial: bool = Field(default=False, description="True when only some of the gold sets' cases were selected.")
+    report_dir: str | None = Field(default=None, description="The folder the run wrote its report to; null if unknown.")
 
 
 def save_run(
@@ -59,6 +61,7 @@ def save_run(
     commit: str | None,
     goldsets: dict[str, str],
     partial: bool = False,
+    report_dir: Path | None = None,
     now: datetime | None = None,
 ) -> SavedRun:
     """Save ``report`` (and a copy of ``journal`` when given) as a new run under ``history``; return it.
@@ -76,6 +79,7 @@ def save_run(
         cases=len(report.cases),
         complete=not report.incomplete,
         partial=partial,
+        report_dir=None if report_dir is None else str(report_dir),
     )
     history.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=history, prefix=f".{run_id}.", suffix=".tmp"))
@@ -129,9 +133,10 @@ def list_runs(history: Path) -> list[SavedRun]:
 def resolve_run(ref: str, history: Path, base: Path) -> Path:
     """Return the ``results.json`` that ``ref`` names.
 
-    ``ref`` is ``latest``, ``previous`` (the run before the latest), a saved run's id or a unique
-    prefix of it, a run directory, or a ``results.json`` path (relative to ``base``). Raises
-    ``HistoryError`` saying what was looked for and what exists.
+    ``ref`` is ``latest``, ``previous`` (the run before the latest), either followed by ``:PATTERN`` to
+    count only the runs holding a gold set that matches it (``latest:yaml/*``; see ``holds_goldset``),
+    a saved run's id or a unique prefix of it, a run directory, or a ``results.json`` path (relative to
+    ``base``). Raises ``HistoryError`` saying what was looked for and what exists.
     """
     path = base / ref
     if path.is_file():
@@ -139,12 +144,15 @@ def resolve_run(ref: str, history: Path, base: Path) -> Path:
     if path.is_dir() and (path / RESULTS_FILE).is_file():
         return path / RESULTS_FILE
     runs = list_runs(history)
-    if ref in ("latest", "previous"):
-        needed = 1 if ref == "latest" else 2
+    which, colon, pattern = ref.partition(":")
+    if which in ("latest", "previous") and (not colon or pattern):
+        if pattern:
+            runs = [run for run in runs if holds_goldset(run, pattern)]
+        needed = 1 if which == "latest" else 2
         if len(runs) < needed:
+            held = f"{len(runs)} saved run(s) holding a gold set matching {pattern!r}" if pattern else f"{len(runs)} saved run(s)"
             raise HistoryError(
-                f"{ref}: {history} holds {len(runs)} saved run(s); run the benchmark (without "
-                "--codesearch-no-save) to save one"
+                f"{ref}: {history} holds {held}; run the benchmark (without --codesearch-no-save) to save one"
             )
         return history / runs[-needed].id / RESULTS_FILE
     matches = [r.id for r in runs if r.id.startswith(ref) or r.id.endswith(ref)]
@@ -154,8 +162,16 @@ def resolve_run(ref: str, history: Path, base: Path) -> Path:
         raise HistoryError(f"{ref}: names {len(matches)} saved runs ({', '.join(matches)}); give more of the id")
     raise HistoryError(
         f"{ref}: no such file, run directory or saved run in {history}; "
-        "list saved runs with --codesearch-history, or use 'latest' / 'previous'"
+        "list saved runs with --codesearch-history, or use 'latest' / 'previous' (':PATTERN' for a gold set)"
     )
+
+
+def holds_goldset(run: SavedRun, pattern: str) -> bool:
+    """Return True when one of the run's gold sets matches ``pattern``: a glob (``fnmatch``) when it holds
+    ``*``, ``?`` or ``[``, else a part of the gold set's path (``queries.yaml``, ``flask``)."""
+    if any(char in pattern for char in "*?["):
+        return any(fnmatch.fnmatchcase(goldset, pattern) for goldset in run.goldsets)
+    return any(pattern in goldset for goldset in run.goldsets)
 
 
 def load_report(path: Path) -> RunReport:
@@ -185,7 +201,8 @@ def git_commit(root: Path) -> str | None:
 
 
 def render_history(runs: list[SavedRun]) -> list[str]:
-    """Return one line per saved run (id, time, agents, cases, commit, complete), oldest first."""
+    """Return two lines per saved run, oldest first: id, time, cases, commit, state and agents, then its
+    gold sets and report folder."""
     if not runs:
         return ["no saved runs"]
     lines = [f"{'id':<26} {'saved (UTC)':<19} {'cases':>6} {'commit':<12} {'state':<10} agents"]
@@ -195,6 +212,7 @@ def render_history(runs: list[SavedRun]) -> list[str]:
         lines.append(
             f"{run.id:<26} {run.saved_at[:19]:<19} {run.cases:>6} {commit:<12} {state:<10} {', '.join(run.agents)}"
         )
+        lines.append(f"{'':<26} gold sets: {', '.join(run.goldsets) or '-'}; report: {run.report_dir or '-'}")
     return lines
 
 

@@ -56,8 +56,19 @@ def match_symbols(
     return [next((name for low, name in lowered if low in symbol.lower()), symbol) for symbol in returned]
 
 
+def files_matching(entry: str, files: Collection[str], mode: MatchMode) -> list[str]:
+    """Return the files of the tree that ``entry`` can be found by, in name order (none: a broken case).
+
+    ``exact``: the entry itself when the tree holds it. ``substring``: the same, else every file whose
+    path contains the entry (``hashing.py`` is found by ``auth/hashing.py``).
+    """
+    if entry in files:
+        return [entry]
+    if mode == "exact":
+        return []
+    return sorted(path for path in files if entry in path)
+
+
 def unmatched_truth(truth: Iterable[str], files: Collection[str], mode: MatchMode) -> list[str]:
     """Return the ground-truth entries no file of the tree can match (a broken case under either rule)."""
-    if mode == "exact":
-        return [entry for entry in truth if entry not in files]
-    return [entry for entry in truth if entry not in files and not any(entry in path for path in files)]
+    return [entry for entry in truth if not files_matching(entry, files, mode)]

@@ -26,6 +26,7 @@ from pytest_codesearch.runs.resume import file_digest
 from pytest_codesearch.scoring import metric_names, optional_metric_names
 from pytest_codesearch.session.items import CASE_ATTRIBUTE, INVALID_ATTRIBUTE
 from pytest_codesearch.session.run_end import RunEnd
+from pytest_codesearch.session.progress import Progress, progress_wanted
 from pytest_codesearch.session.state import RunState
 from pytest_codesearch.settings.options import identity_values
 from pytest_codesearch.status import Status
@@ -57,6 +58,7 @@ class RunCollector:
         self.session: pytest.Session | None = None
         if not config.option.collectonly:
             self.lock = _lock(settings.report_dir, header.run.started_at)
+        self.progress = Progress() if progress_wanted(config, settings.progress) else None
 
     @property
     def report(self) -> RunReport | None:
@@ -200,6 +202,12 @@ class RunCollector:
         if self.journal is not None:
             self.journal.case(record_json)
             self._check_journal()
+        if self.progress is not None:
+            self.progress.total = len(self.records.collected) - len(self.state.resumed)
+            line = self.progress.case(case)
+            terminal = self.config.pluginmanager.get_plugin("terminalreporter")
+            if line is not None and terminal is not None:
+                terminal.write_line(line)
 
     def _crashed_case(self, nodeid: str) -> CaseResult | None:
         """Rebuild what a crash report allows: the node id names gold set, case and agent."""

@@ -140,6 +140,7 @@ class GoldsetFile(pytest.File):
                 base_commit=commit,
                 repo_error=case_error,
                 match=loaded.metadata.match or "exact",
+                repo_name=case.repo if case.repo is not None else loaded.metadata.repo,
             )
             for choice in state.choices:
                 item = CaseItem.from_parent(

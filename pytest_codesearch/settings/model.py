@@ -79,6 +79,8 @@ class Settings:
     """The name mined case ids start with (None: the repository's folder name)."""
     generate_lines: bool
     """Mined cases record their line ranges, functions and modules."""
+    progress: str
+    """Progress lines while cases run: ``auto`` (a terminal, not ``-q``, not CI), ``on`` or ``off``."""
     no_save: bool
     """Do not save the run under ``<cache_dir>/history/``."""
     history_keep: int

@@ -194,6 +194,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("generate_lines", Boolean(), True, "with --codesearch-generate: record the line ranges, functions and "
            "modules each mined commit changes (false: files only, for about half the mining time on large histories)",
            flag="--codesearch-generate-lines", yaml="dataset.lines"),
+    Option("progress", Choice(("auto", "on", "off"), metavar="WHEN"), "auto", "a progress line every 10 s while "
+           "cases run (done, total, rate, time left, indexing so far): auto = on a terminal, not under -q and "
+           "not in CI ($CI set)", flag="--codesearch-progress", ini="codesearch_progress", yaml="output.progress"),
     Option("no_save", Boolean(), False, "do not save this run under <cache_dir>/history/ (see docs/ci.md)",
            flag="--codesearch-no-save", action="store_true", shown_default="off (every run is saved)"),
     Option("history_keep", Integer(), DEFAULT_HISTORY_KEEP, "saved runs kept under <cache_dir>/history/: saving "
@@ -201,8 +204,9 @@ OPTIONS: tuple[Option, ...] = (
            ini="codesearch_history_keep", yaml="output.history_keep"),
     Option("history", Boolean(), False, "list the saved runs and run no case", flag="--codesearch-history",
            action="store_true", shown_default="off"),
-    Option("compare", Names(metavar="RUN"), (), "compare saved runs (paths, ids, latest, previous; the first is "
-           "the base), write comparison.md and run no case; give it last", flag="--codesearch-compare",
+    Option("compare", Names(metavar="RUN"), (), "compare saved runs (paths, ids, latest, previous, "
+           "latest:GOLDSET; the first is the base) on their shared gold sets, write comparison.md and run no "
+           "case; give it last", flag="--codesearch-compare",
            nargs="+", shown_default="off"),
     Option("fail_under", Text(metavar="SPEC"), None, "fail the session when an agent's mean is below a floor, "
            "e.g. ndcg@10=0.40,recall@10=0.60", flag="--codesearch-fail-under", ini="codesearch_fail_under",

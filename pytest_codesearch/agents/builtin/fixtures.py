@@ -10,46 +10,65 @@ fixture in a conftest (``docs/agents.md``, "Tuning")::
 
 from __future__ import annotations
 
-from pytest_codesearch.agents.builtin.bm25 import BM25Agent
-from pytest_codesearch.agents.builtin.hybrid import HybridAgent
-from pytest_codesearch.agents.builtin.keyword import KeywordAgent
-from pytest_codesearch.agents.builtin.path import PathAgent
+from typing import TYPE_CHECKING
+
 from pytest_codesearch.agents.registry import agent
-from pytest_codesearch.agents.builtin.sanity import OracleAgent, RandomAgent
+
+if TYPE_CHECKING:
+    from pytest_codesearch.agents.builtin.bm25 import BM25Agent
+    from pytest_codesearch.agents.builtin.hybrid import HybridAgent
+    from pytest_codesearch.agents.builtin.keyword import KeywordAgent
+    from pytest_codesearch.agents.builtin.path import PathAgent
+    from pytest_codesearch.agents.builtin.sanity import OracleAgent, RandomAgent
+
+# The agents' classes (numpy, the index) are imported when an agent is made: listing the built-ins,
+# as the hint of a run without agents does, stays cheap.
 
 
 @agent(name="bm25")
 def bm25_agent() -> BM25Agent:
-    """BM25 over each file's text plus its path weighted 4x, code-aware tokens, tests left out."""
+    """BM25 over each source file's text plus 2x BM25 over its path, code-aware tokens, tests left out."""
+    from pytest_codesearch.agents.builtin.bm25 import BM25Agent
+
     return BM25Agent()
 
 
 @agent(name="keyword")
 def keyword_agent() -> KeywordAgent:
     """Grep-like baseline: files ranked by the rarity of the query's words they contain."""
+    from pytest_codesearch.agents.builtin.keyword import KeywordAgent
+
     return KeywordAgent()
 
 
 @agent(name="path")
 def path_agent() -> PathAgent:
     """File paths only: paths, modules and file names the query mentions, then path words."""
+    from pytest_codesearch.agents.builtin.path import PathAgent
+
     return PathAgent()
 
 
 @agent(name="hybrid")
 def hybrid_agent() -> HybridAgent:
     """Reciprocal rank fusion of bm25 and path."""
+    from pytest_codesearch.agents.builtin.hybrid import HybridAgent
+
     return HybridAgent.of_names("bm25+path")
 
 
 @agent(name="oracle")
 def oracle_agent() -> OracleAgent:
     """Returns the ground truth: an upper bound that checks the scoring."""
+    from pytest_codesearch.agents.builtin.sanity import OracleAgent
+
     return OracleAgent()
 
 
 @agent(name="random")
 def random_agent() -> RandomAgent:
     """Returns seeded random files: the chance baseline."""
+    from pytest_codesearch.agents.builtin.sanity import RandomAgent
+
     return RandomAgent()
 

@@ -23,6 +23,7 @@ from typing import Any
 import pygit2
 from pydantic import ValidationError
 
+from pytest_codesearch.goldsniff import sniff_fqn
 from pytest_codesearch.repo.resolve import default_repo
 from pytest_codesearch.repo.revs import peel_commit
 
@@ -42,12 +43,6 @@ from .base import Format, ReadOptions
 
 
 _ROOTS = ", ".join(repr(root) if root else "the root" for root in SOURCE_ROOTS)
-
-
-def sniff_fqn(path: Path) -> bool:
-    """Return True when the start of the file mentions ``positive_ctxs`` (broken files of the shape too)."""
-    with path.open("rb") as stream:
-        return b'"positive_ctxs"' in stream.read(65_536)
 
 
 def load_fqn(path: Path, options: ReadOptions) -> LoadedGoldSet:

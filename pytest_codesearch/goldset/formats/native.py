@@ -17,48 +17,13 @@ from ..entries import (
     read_metadata,
     undecodable_entry,
 )
+from pytest_codesearch.goldsniff import sniff_native
+
 from ..jsontext import LineIndex, elements, members, skip
 from ..model import EXTENSION_PREFIXES, GoldSetMetadata, unknown_field_message
 from .base import Format, ReadOptions
 
 _DOCUMENT_KEYS = ("metadata", "test_cases")
-
-
-def sniff_native(path: Path) -> bool:
-    """Return True when ``path`` looks like a native gold set (broken ones too, so their errors are shown)."""
-    if path.suffix.lower() == ".json":
-        return _json_looks_like_goldset(path.read_bytes())
-    return _jsonl_looks_like_goldset(_first_nonblank_line(path))
-
-
-def _json_looks_like_goldset(data: bytes) -> bool:
-    if b'"test_cases"' not in data:
-        return False
-    try:
-        document = LENIENT.decode(data.decode("utf-8-sig"))
-    except ValueError:  # also UnicodeDecodeError: a broken gold set is still one
-        return True
-    return isinstance(document, dict) and isinstance(document.get("test_cases"), list)
-
-
-def _first_nonblank_line(path: Path) -> bytes:
-    with path.open("rb") as stream:
-        for raw in stream:
-            if raw.strip():
-                return raw
-    return b""
-
-
-def _jsonl_looks_like_goldset(raw: bytes) -> bool:
-    if not raw:
-        return False
-    try:
-        first = LENIENT.decode(raw.decode("utf-8-sig"))
-    except ValueError:
-        return b'"ground_truth_files"' in raw or b'"metadata"' in raw
-    if not isinstance(first, dict):
-        return False
-    return "metadata" in first or ("query" in first and "ground_truth_files" in first)
 
 
 def load_native(path: Path, options: ReadOptions | None = None) -> LoadedGoldSet:

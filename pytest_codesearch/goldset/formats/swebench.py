@@ -41,48 +41,15 @@ from ..jsontext import LineIndex, elements, skip
 from ..model import GoldSetMetadata, TestCase
 from ..patch import PatchError, parse_patch
 from ..truth import PatchTruth, Reader, truth_from_patch
+from pytest_codesearch.goldsniff import sniff_swebench
+
 from .base import Format, ReadOptions, RepoMap
 
 REQUIRED = ("instance_id", "repo", "base_commit", "problem_statement", "patch")
 """Fields every instance must have, as non-empty strings."""
-_HEAD = 65_536
-"""Bytes read to recognise a file: the first instance's early keys are in them."""
-_SINGLE_LIMIT = 4 * 1024 * 1024
-"""A ``.json`` object larger than this is not read as one instance (its whole text is parsed to tell)."""
 
 Record = tuple[int, Any]
 """A decoded instance (or the ``ValueError`` that stopped it) and the line where it starts."""
-
-
-def sniff_swebench(path: Path) -> bool:
-    """Return True when the file's first instance has ``instance_id`` and ``base_commit`` (a cheap look)."""
-    with path.open("rb") as stream:
-        head = stream.read(_HEAD)
-    if b'"instance_id"' not in head or b'"base_commit"' not in head:
-        return False
-    text = head.decode("utf-8-sig", errors="replace").lstrip()
-    if path.suffix.lower() == ".jsonl":
-        first = text.split("\n", 1)[0]
-        try:
-            value = LENIENT.decode(first)
-        except ValueError:  # a line longer than the head, or broken: the keys were seen in it
-            return '"instance_id"' in first and '"base_commit"' in first
-        return isinstance(value, dict) and "instance_id" in value and "base_commit" in value
-    if text.startswith("{"):
-        return _single_instance(path)
-    return text.startswith("[")
-
-
-def _single_instance(path: Path) -> bool:
-    """Return True when a ``.json`` object file is one instance (its top-level keys say so), or is broken."""
-    data = path.read_bytes()
-    if len(data) > _SINGLE_LIMIT:
-        return False  # a report or another document, not one instance
-    try:
-        value = LENIENT.decode(data.decode("utf-8-sig"))
-    except ValueError:  # also UnicodeDecodeError: a broken instance file is still one, so its error shows
-        return b'"test_cases"' not in data
-    return isinstance(value, dict) and "instance_id" in value and "base_commit" in value
 
 
 def load_swebench(path: Path, options: ReadOptions) -> LoadedGoldSet:
@@ -188,8 +155,8 @@ class _CaseBuilder:
                 return None, given
             truth = replace(truth, functions=given[0], modules=given[1])
         case = _case_from(record, truth, repository, self.options.hints)
-        if self._cloned(record["repo"], repository):
-            case["repo"] = record["repo"]  # found again through the cache, wherever the file is converted to
+        if record["repo"] in self.options.repos or self._cloned(record["repo"], repository):
+            case["repo"] = record["repo"]  # found again through the map or the cache, wherever the file goes
         return case, ""
 
     def _cloned(self, repo: str, repository: pygit2.Repository) -> bool:

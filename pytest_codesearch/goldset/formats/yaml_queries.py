@@ -26,6 +26,8 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from pytest_codesearch.goldsniff import sniff_yaml_queries
+
 from ..entries import CaseEntry, LoadedGoldSet, claim_id, describe_validation_error
 from ..model import GoldSetMetadata, TestCase, path_problem, unknown_field_message
 from .base import Format, ReadOptions
@@ -45,12 +47,6 @@ class _Invalid(Exception):
     def __init__(self, line: int, message: str) -> None:
         super().__init__(message)
         self.line = line
-
-
-def sniff_yaml_queries(path: Path) -> bool:
-    """Return True when the file mentions ``expected_files`` (broken files of the shape too)."""
-    with path.open("rb") as stream:
-        return b"expected_files" in stream.read(65_536)
 
 
 def load_yaml_queries(path: Path, options: ReadOptions | None = None) -> LoadedGoldSet:

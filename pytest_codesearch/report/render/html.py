@@ -27,6 +27,7 @@ from pytest_codesearch.report.render.html_cases import SHOWN_PATHS, case_json
 from pytest_codesearch.report.model import GroupSummary, Leader, MetricSummary, Recommendations, RunReport
 from pytest_codesearch.report.recommend import TITLES
 from pytest_codesearch.report.table import case_latency
+from pytest_codesearch.status import Status
 
 DIMENSION_TITLES = {"complexity": "complexity", "category": "category", "goldset": "gold set",
                     "repo": "repository"}  # fmt: skip
@@ -79,6 +80,8 @@ def _render(report: RunReport, headline: Sequence[str] | None) -> str:
         costs=cost_rows(report),
         cost_header=COST_HEADER,
         picks=picks,
+        shown_picks=[pick for pick in picks.picks() if pick.agent is not None],  # "needs two agents" says nothing
+        failed_note=failed_note(report),
         pick_titles=TITLES,
         charts=chart_set(report, picks),
         breakdowns=breakdown_tables(report, metrics, picks.metric),
@@ -148,7 +151,7 @@ def _metric_cells(report: RunReport, metric: str) -> list[Cell]:
     return [
         Cell(
             text=_fmt(m.mean if m else None),
-            interval=f"[{m.ci95[0]:.3f}, {m.ci95[1]:.3f}]" if m else "",
+            interval=_interval(m),
             best=_is_best(name, leader),
             lead=_is_best(name, leader) and leader is not None and leader.significant,
         )
@@ -170,7 +173,7 @@ def _is_best(agent: str, leader: Leader | None) -> bool:
 def chart_set(report: RunReport, picks: Recommendations) -> dict[str, Markup]:
     """Return the page's charts by name: distributions, latency histogram, quality against latency."""
     found: dict[str, Markup] = {}
-    shown = [m for m in dict.fromkeys([picks.metric, "f1"]) if m is not None]
+    shown = [picks.metric] if picks.metric is not None else []  # per-case F1 mostly told answer length
     scores, latencies = _series(report, shown)
     for metric in shown:
         if any(scores[metric].values()):
@@ -254,11 +257,35 @@ def breakdown_tables(
     return tables
 
 
+NBSP = "\u00a0"
+"""Keeps an interval on one line."""
+
+
 def _mean_ci(summary: MetricSummary | None) -> str:
-    """Return 'mean [low, high]' or the missing mark."""
+    """Return 'mean [low, high]', 'mean (1 case)' (one case has no interval), or the missing mark."""
     if summary is None:
         return MISSING
-    return f"{summary.mean:.3f} [{summary.ci95[0]:.3f}, {summary.ci95[1]:.3f}]"
+    return f"{summary.mean:.3f} {_interval(summary).replace(' ', NBSP)}"  # a narrow column wraps before '['
+
+
+def _interval(summary: MetricSummary | None) -> str:
+    """Return '[low, high]' of a mean over two cases or more; '(1 case)' for one, '' for none."""
+    if summary is None:
+        return ""
+    if summary.n < 2:
+        return f"({summary.n} case)"
+    return f"[{summary.ci95[0]:.3f}, {summary.ci95[1]:.3f}]"
+
+
+def failed_note(report: RunReport) -> str | None:
+    """Return what failed cases do to the figures (how many timed out, errored, crashed), or None."""
+    failed = [(status, report.status_counts.get(status, 0)) for status in report.shown_statuses()
+              if status != Status.OK.value and report.status_counts.get(status, 0)]  # fmt: skip
+    if not failed:
+        return None
+    counts = ", ".join(f"{count:,} {status}" for status, count in failed)
+    return (f"{counts}: each such case scores 0 on every metric and counts in latency at the time it cost "
+            "(a timeout at least its budget); see the status columns and the case table.")
 
 
 def failure_table(report: RunReport) -> dict[str, Any] | None:

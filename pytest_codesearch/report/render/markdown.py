@@ -91,6 +91,7 @@ def _results_section(report: RunReport, headline: Sequence[str]) -> str:
         "significantly better than the runner-up (see Comparisons). Columns: the run's headline "
         "(docs/results-format.md says how it is chosen); results.json holds every metric."
     ]
+    notes += _denominator_notes(report, headline)
     if report.not_run:
         notes.append(
             f"{len(report.not_run)} collected case(s) never ran; "
@@ -99,6 +100,34 @@ def _results_section(report: RunReport, headline: Sequence[str]) -> str:
     if report.warnings:
         notes.append("\n".join(f"- **Warning:** {escape_cell(w)}" for w in report.warnings))
     return "\n\n".join(["## Results", table(header, align, rows), *notes])
+
+
+_APPLIES_TO = {
+    "lines": "whose ground truth gives line ranges",
+    "symbols": "whose ground truth names symbols",
+    "hard_negatives": "that name symbols and list hard negatives",
+    "modules": "whose ground truth lists modules",
+    "functions": "whose ground truth lists functions",
+}
+"""The cases a metric applies to, by its registry ``applies``, for the denominator notes."""
+
+
+def _denominator_notes(report: RunReport, headline: Sequence[str]) -> list[str]:
+    """Return one line per headline metric averaged over fewer cases than the agent ran: which and why."""
+    notes = []
+    for name in headline:
+        metric = find_metric(name)
+        phrase = _APPLIES_TO.get(metric.applies) if metric is not None else None
+        counts = [(s.metrics[name].n, s.counts.get("cases", 0)) for s in report.agents.values() if name in s.metrics]
+        if phrase is None or not counts or all(n == total for n, total in counts):
+            continue
+        n, total = max(counts)
+        notes.append(
+            f"{escape_cell(name)} is the mean over the {n:,} of {total:,} cases {phrase} (results.json "
+            f"`metrics.{escape_cell(name)}.n`): a case without them is left out, not scored 0. A table that "
+            f"divides by all {total:,} cases gives {n:,}/{total:,} of it for the same answers."
+        )
+    return notes
 
 
 def _run_section(report: RunReport) -> str:

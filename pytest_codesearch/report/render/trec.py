@@ -1,9 +1,12 @@
 """TREC files: ``qrels`` and one ``run.<agent>`` file per agent, so trec_eval users can check our numbers.
 
-``qrels`` holds one line ``<query> 0 <path> <relevance>`` per ground-truth path of every case (the
+``qrels`` holds one line ``<query> 0 <entry> <relevance>`` per ground-truth entry of every case (the
 graded relevance of the gold set); a query id is ``<gold set>::<case id>``. A run file holds one
 line ``<query> Q0 <path> <rank> <score> <agent>`` per path an agent retrieved, for the cases it
-answered. trec_eval ignores the rank column and re-sorts by score (PITFALLS 27), so the score is
+answered, as it was scored: under a gold set's ``substring`` rule (YAML query files) a path that
+found a ground-truth entry is written as that entry (``src/flask/config.py`` as ``config.py``,
+``CaseResult.scored_answer``), the other paths as they are, so the qrels and the run name the same
+documents whatever the rule. trec_eval ignores the rank column and re-sorts by score (PITFALLS 27), so the score is
 ``len(answer) - rank + 1``: strictly decreasing in list order. Ids must not hold whitespace: ``%``
 and every whitespace character are percent-encoded (``a b.py`` becomes ``a%20b.py``).
 Our ``map``, ``mrr`` and ``ndcg@10`` equal trec_eval's ``map``, ``recip_rank`` and ``ndcg_cut_10``
@@ -49,11 +52,12 @@ def render_qrels(report: RunReport) -> str:
 
 
 def render_run(report: RunReport, agent: str) -> str:
-    """Return ``agent``'s run file: its ranked answers as strictly decreasing scores."""
+    """Return ``agent``'s run file: its ranked answers, as scored, with strictly decreasing scores."""
     lines = []
     for case in sorted((c for c in report.cases if c.agent == agent), key=query_id):
-        qid, tag, size = query_id(case), trec_id(agent), len(case.retrieved)
-        for rank, path in enumerate(dict.fromkeys(case.retrieved), start=1):
+        answer = case.scored_answer()
+        qid, tag, size = query_id(case), trec_id(agent), len(answer)
+        for rank, path in enumerate(answer, start=1):
             lines.append(f"{qid} Q0 {trec_id(path)} {rank} {size - rank + 1} {tag}\n")
     return "".join(lines)
 

@@ -77,10 +77,20 @@
     return rows.map(function (item) { return item.row; });
   }
 
+  // a path that wraps breaks after a "/" (a <wbr> after each), never inside a name
+  function pathItem(path, cls) {
+    var item = el("li", null, cls);
+    path.split("/").forEach(function (part, n, parts) {
+      item.appendChild(document.createTextNode(n < parts.length - 1 ? part + "/" : part));
+      if (n < parts.length - 1) { item.appendChild(document.createElement("wbr")); }
+    });
+    return item;
+  }
+
   function pathList(row, answer) {
     var truth = truthSet(row);
     var list = el("ol");
-    answer[PATHS].forEach(function (i) { list.appendChild(el("li", D.paths[i], truth[i] ? "hit" : "")); });
+    answer[PATHS].forEach(function (i) { list.appendChild(pathItem(D.paths[i], truth[i] ? "hit" : "")); });
     return list;
   }
 
@@ -127,7 +137,7 @@
     tr.appendChild(el("td", row[2], "query"));
     var truth = el("td");
     var list = el("ul");
-    row[3].forEach(function (i) { list.appendChild(el("li", D.paths[i])); });
+    row[3].forEach(function (i) { list.appendChild(pathItem(D.paths[i], "")); });
     truth.appendChild(list);
     tr.appendChild(truth);
     row[7].forEach(function (answer) { tr.appendChild(answerCell(row, answer)); });
