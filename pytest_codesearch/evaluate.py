@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pytest_codesearch.agents.contract import ContractError, RetrievalResult
-from pytest_codesearch.agents.normalize import normalize_entities, normalize_paths
+from pytest_codesearch.agents.normalize import NormalizedAnswer, normalize_entities, normalize_paths
 from pytest_codesearch.agents.registry import AgentChoice
 from pytest_codesearch.agents.builtin.sanity import CaseInfo
 from pytest_codesearch.goldset.fqnames import FQN_EXTENSION, files_of_names
@@ -36,6 +36,7 @@ from pytest_codesearch.scoring import (
     truth_symbols,
 )
 from pytest_codesearch.scoring.levels import score_levels
+from pytest_codesearch.scoring.profiles import ProfileInput, get_profile
 from pytest_codesearch.settings.model import Settings
 from pytest_codesearch.status import Status
 
@@ -229,7 +230,8 @@ def failure_message(failure: Exception) -> str:
 
 def _failed_record(record: dict[str, Any], failure: Exception, case: TestCase, settings: Settings) -> CaseResult:
     """Return the record of a failed case: every metric that applies to the case scores 0.0."""
-    zeros = dict.fromkeys(applicable_metrics(case, settings.ks, settings.f_beta is not None), 0.0)
+    names = applicable_metrics(case, settings.ks, settings.f_beta is not None, settings.profile)
+    zeros = dict.fromkeys(names, 0.0)
     status = _STATUS_OF.get(type(failure), Status.ERROR)
     return CaseResult(status=status, error=failure_message(failure), **{**record, "metrics": zeros})
 
@@ -289,12 +291,35 @@ def _score(
     dropped = [*normalized.dropped, *functions_dropped, *modules_dropped]
     record["dropped"], record["invalid_paths"] = dropped[:MAX_EXTRA_ENTRIES], len(dropped)
     metrics.update(score_levels(spec.case, record["retrieved_modules"], record["retrieved_functions"], settings.ks))
+    metrics.update(_profile_metrics(settings.profile, spec, raw_files, answer.functions, normalized, settings.ks))
     record["metrics"] = metrics
     cutoff = miss_cutoff(settings.ks)
     if is_miss(matched, relevance, cutoff):
         record["failure_category"] = classify_miss(
             spec.case.query, relevance, matched, normalized.directories, sources, cutoff
         )
+
+
+def _profile_metrics(
+    name: str,
+    spec: CaseSpec,
+    raw_files: Sequence[str],
+    functions: Sequence[str],
+    normalized: NormalizedAnswer,
+    ks: tuple[int, ...],
+) -> dict[str, float]:
+    """Return the scoring profile's own metrics of the answer (none for a profile without any).
+
+    The profile sees the files in their answered ranks, repeats and unknown entries kept (a paper's
+    evaluator reads the list as given), each normalised where it names a file of the snapshot.
+    """
+    profile = get_profile(name)
+    if profile.score is None:
+        return {}
+    paths = dict(zip(normalized.sources, normalized.paths))
+    ranked = [paths.get(i, entry) for i, entry in enumerate(raw_files)]
+    truth = spec.case.ground_truth_functions
+    return profile.score(ProfileInput(ranked, functions, frozenset(spec.relevance), truth, ks))
 
 
 def _cut(record: dict[str, Any], answer: RetrievalResult, limit: int) -> RetrievalResult:

@@ -24,6 +24,7 @@ from pytest_codesearch.repo.remote import RemoteCache, default_cache_dir
 from pytest_codesearch.repo.resolve import default_repo, resolve_repo
 from pytest_codesearch.report.model import CaseResult, InvalidEntry
 from pytest_codesearch.runner.base import AgentCrashed, AgentError, AgentTimeout
+from pytest_codesearch.scoring.profiles import get_profile
 from pytest_codesearch.settings.model import Settings
 from pytest_codesearch.session.state import STATE, RunState
 
@@ -208,9 +209,11 @@ class CaseItem(pytest.Function):
 
 
 def read_options(settings: Settings) -> formats.ReadOptions:
-    """Return what readers need from the run's settings: the repository map, the clone cache, the entity truth."""
+    """Return what readers need from the run's settings: the repository map, the clone cache, the entity truth
+    and the scoring profile's truth convention."""
     return formats.ReadOptions(
-        repos=dict(settings.repo_map), remotes=RemoteCache(default_cache_dir()), entity_truth=settings.entity_truth
+        repos=dict(settings.repo_map), remotes=RemoteCache(default_cache_dir()), entity_truth=settings.entity_truth,
+        convention=get_profile(settings.profile).truth,
     )
 
 

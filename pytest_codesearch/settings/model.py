@@ -69,6 +69,8 @@ class Settings:
     """The predictions the built-in ``replay`` agent answers with (None: it cannot be used)."""
     entity_truth: str
     """SWE-bench entity truth: ``patch`` (derived) or ``dataset`` (the instance's ``edit_functions``)."""
+    profile: str
+    """The scoring profile (``scoring/profiles/``): ``native``, ``locagent``, ``cosil`` or ``orcaloca``."""
     limit: int | None
     """Run only this many cases (None: all)."""
     sample: str

@@ -166,6 +166,8 @@ def _line(columns: Sequence[Column], texts: Sequence[str]) -> str:
 def _notes(report: RunReport) -> list[str]:
     """Return one line per problem a reader must not miss."""
     notes = []
+    if report.run.profile != "native":
+        notes.append(f"scored under the {report.run.profile} profile (docs/profiles.md)")
     if report.invalid:
         notes.append(f"invalid gold-set entries: {len(report.invalid)} (see summary.md)")
     if report.not_run:
