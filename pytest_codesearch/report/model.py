@@ -159,6 +159,9 @@ class RunInfo(_Record):
     )
     entity_truth: str = Field(default="patch", description="Where SWE-bench entity truth came from: patch or dataset.")
     profile: str = Field(default="native", description="The scoring profile: native, locagent, cosil or orcaloca.")
+    truth: str | None = Field(
+        default=None, description="The truth file that replaced derived truth: file name and SHA-256; null without."
+    )
     limit: int | None = Field(default=None, description="Cases the run was limited to (before sharding); null: all.")
     sample: str = Field(default="first", description="How the limited cases were picked: first or stratified.")
     shard: str | None = Field(default=None, description="'I/N' when the run was one of N shards; null otherwise.")

@@ -19,6 +19,7 @@ from pytest_codesearch.evaluate import CaseError, CaseSpec, evaluate_case
 from pytest_codesearch.gcpause import paused_gc
 from pytest_codesearch.goldset import formats
 from pytest_codesearch.goldset.entries import format_error
+from pytest_codesearch.goldset.truthfile import GivenTruth, TruthFileError, apply_truth, load_truth_file
 from pytest_codesearch.nodeids import base_nodeid, case_name
 from pytest_codesearch.repo.remote import RemoteCache, default_cache_dir
 from pytest_codesearch.repo.resolve import default_repo, resolve_repo
@@ -106,6 +107,8 @@ class GoldsetFile(pytest.File):
                 )
                 continue
             case = entry.case
+            if case.id in state.given_truth:
+                case = apply_truth(case, state.given_truth[case.id])
             commit = case.base_commit if case.base_commit is not None else base
             case_repo, case_error = (repo, repo_error) if case.repo is None else resolve_repo(
                 case.repo, self.path, options.repos, remotes=options.remotes, commit=commit
@@ -206,6 +209,16 @@ class CaseItem(pytest.Function):
     def reportinfo(self) -> tuple[Path, int, str]:
         """Point reports at the case's line in the gold set."""
         return self.path, self.spec.line - 1, self.name
+
+
+def given_truth(settings: Settings) -> dict[str, GivenTruth]:
+    """Return the ``--codesearch-truth`` file's truth by case id (none without it); a broken file is a usage error."""
+    if settings.truth is None:
+        return {}
+    try:
+        return load_truth_file(settings.truth)
+    except TruthFileError as exc:
+        raise pytest.UsageError(f"--codesearch-truth: {exc}") from None
 
 
 def read_options(settings: Settings) -> formats.ReadOptions:

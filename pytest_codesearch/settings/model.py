@@ -71,6 +71,8 @@ class Settings:
     """SWE-bench entity truth: ``patch`` (derived) or ``dataset`` (the instance's ``edit_functions``)."""
     profile: str
     """The scoring profile (``scoring/profiles/``): ``native``, ``locagent``, ``cosil`` or ``orcaloca``."""
+    truth: Path | None
+    """A truth file replacing the derived truth of the cases it names (None: none)."""
     limit: int | None
     """Run only this many cases (None: all)."""
     sample: str

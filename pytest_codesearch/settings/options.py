@@ -182,6 +182,10 @@ OPTIONS: tuple[Option, ...] = (
            "native, locagent (= SweRank), cosil or orcaloca (truth convention, cut-offs, denominator, metric "
            "names; docs/profiles.md)", flag="--codesearch-profile", ini="codesearch_profile",
            yaml="evaluation.profile", identity=True),
+    Option("truth", PathValue(metavar="FILE"), None, "ground truth that replaces the derived truth of the cases "
+           "it names (CoSIL's gt.json, or JSONL with instance_id, files, modules, functions; docs/profiles.md)",
+           flag="--codesearch-truth", ini="codesearch_truth", yaml="evaluation.truth", shown_default="none",
+           identity=True),
     Option("limit", Integer(metavar="N"), None, "run only N cases: the first N of the seeded order, or a sample "
            "(--codesearch-sample)", flag="--codesearch-limit", yaml="evaluation.limit", shown_default="all cases", identity=True),
     Option("sample", Choice(("first", "stratified"), metavar="HOW"), "first", "with --codesearch-limit: the "
