@@ -10,7 +10,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from pytest_codesearch.agents.contract import ContractError, RetrievalResult
+from pytest_codesearch.agents.contract import UNORDERED, ContractError, RetrievalResult
 from pytest_codesearch.agents.normalize import NormalizedAnswer, normalize_entities, normalize_paths
 from pytest_codesearch.agents.registry import AgentChoice
 from pytest_codesearch.agents.builtin.sanity import CaseInfo
@@ -37,6 +37,7 @@ from pytest_codesearch.scoring import (
 )
 from pytest_codesearch.scoring.levels import score_levels
 from pytest_codesearch.scoring.profiles import ProfileInput, get_profile
+from pytest_codesearch.scoring.registry import needs_order
 from pytest_codesearch.settings.model import Settings
 from pytest_codesearch.status import Status
 
@@ -292,6 +293,9 @@ def _score(
     record["dropped"], record["invalid_paths"] = dropped[:MAX_EXTRA_ENTRIES], len(dropped)
     metrics.update(score_levels(spec.case, record["retrieved_modules"], record["retrieved_functions"], settings.ks))
     metrics.update(_profile_metrics(settings.profile, spec, raw_files, answer.functions, normalized, settings.ks))
+    if answer.metadata.get(UNORDERED) is True:  # a set, not a ranking: metrics of an order are refused
+        record["unordered"] = True
+        metrics = {name: value for name, value in metrics.items() if not needs_order(name)}
     record["metrics"] = metrics
     cutoff = miss_cutoff(settings.ks)
     if is_miss(matched, relevance, cutoff):

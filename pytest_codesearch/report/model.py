@@ -114,6 +114,10 @@ class CaseResult(_Record):
     metadata: dict[str, JsonValue] = Field(
         default_factory=dict, description="Free JSON the agent returned with its answer (tokens, cost, ...)."
     )
+    unordered: bool = Field(
+        default=False, description="The answer was an unordered set (a replayed patch): metrics that read its "
+        "order were refused and are absent from 'metrics'."
+    )
 
 
 class AgentInfo(_Record):

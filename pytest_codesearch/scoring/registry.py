@@ -49,6 +49,11 @@ class Metric:
     higher_is_better: bool = True
     trec_eval: str | None = None
 
+    @property
+    def needs_order(self) -> bool:
+        """Return whether the metric reads the answer's order (refused for an unordered answer)."""
+        return self.section not in ("set", "lines") and (self.section != "profiles" or self.at_k)
+
     def label(self) -> str:
         """Return the name as the docs show it: ``recall@k`` for a per-cut-off metric."""
         return f"{self.name}@k" if self.at_k else self.name
@@ -243,6 +248,12 @@ def find_metric(name: str) -> Metric | None:
     if at and not k.isdigit():
         return None
     return _BY_LABEL.get(f"{base}@k" if at else base)
+
+
+def needs_order(name: str) -> bool:
+    """Return whether the reported metric ``name`` reads the answer's order (unknown: False)."""
+    metric = find_metric(name)
+    return metric is not None and metric.needs_order
 
 
 def higher_is_better(name: str) -> bool:

@@ -14,6 +14,7 @@ from pytest_codesearch.report.render.markdown_stats import (
 )
 from pytest_codesearch.report.render.mdtable import MISSING, bold_best, escape_cell, mean_interval, table
 from pytest_codesearch.report.model import RunReport
+from pytest_codesearch.report.render.replayed import replay_notes
 from pytest_codesearch.scoring.registry import find_metric
 
 TITLE = "# Code search benchmark results"
@@ -91,6 +92,7 @@ def _results_section(report: RunReport, headline: Sequence[str]) -> str:
         "significantly better than the runner-up (see Comparisons). Columns: the run's headline "
         "(docs/results-format.md says how it is chosen); results.json holds every metric."
     ]
+    notes += [escape_cell(note) for note in replay_notes(report)]
     if report.not_run:
         notes.append(
             f"{len(report.not_run)} collected case(s) never ran; "
