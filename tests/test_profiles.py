@@ -17,17 +17,17 @@ from rst_repo import RST
 def test_cosil_keeps_five_files_and_matches_functions_by_bare_name() -> None:
     given = ProfileInput(
         files=["b.py", "a.py", "c.py", "d.py", "e.py", "z.py"],
-        functions=["a.py:A.f", "z.py:A.g", "b.py:h", "a.py:A.g"],  # z.py is the 6th file: its function is dropped
+        functions=["a.py:A.f", "q.py:x", "b.py:h", "r.py:y", "s.py:z", "a.py:A.g", "t.py:A.g"],  # t.py: 6th file, cut
         truth_files=frozenset({"a.py", "z.py"}),
         truth_functions=["elsewhere.py:A.g"],  # the name matches, whatever the file
         ks=(1, 3, 5),
     )
     assert cosil(given) == {
-        "top@1": 0.0, "function_top@1": 0.0, "top@3": 1.0, "function_top@3": 1.0, "top@5": 1.0, "function_top@5": 1.0,
+        "top@1": 0.0, "function_top@1": 0.0, "top@3": 1.0, "function_top@3": 0.0, "top@5": 1.0, "function_top@5": 0.0,
         "map": 0.25,  # a.py at rank 2: (1/2) / R=2; z.py at rank 6 is cut
         "mrr": 0.5,
-        "function_map": 1 / 3,  # names A.f, h, A.g: A.g at rank 3, R = 1
-        "function_mrr": 1 / 3,
+        "function_map": 1 / 6,  # names A.f, x, h, y, z, A.g: A.g at rank 6, R = 1
+        "function_mrr": 1 / 6,
     }  # fmt: skip
 
 

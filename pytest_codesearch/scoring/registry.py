@@ -226,7 +226,7 @@ METRICS: tuple[Metric, ...] = (
            "first 5 answered files is relevant, else 0; every case carries it.",
            "1 if a ground-truth file is among the first min(k, 5) answered files, else 0", at_k=True, applies="cosil"),
     Metric("function_top", "profiles", "CoSIL's function Top-k (`--codesearch-profile=cosil`): 1 when one of the "
-           "first k functions answered in the first 5 files has a ground-truth function's name, else 0.",
+           "first k functions answered (in the first 5 files they name) has a ground-truth function's name, else 0.",
            "1 if one of the first k answered names (`Class.method`, no path) is a ground-truth name, else 0",
            at_k=True, applies="cosil"),
     Metric("match", "profiles", "OrcaLoca's File Match (`--codesearch-profile=orcaloca`): 1 when every "

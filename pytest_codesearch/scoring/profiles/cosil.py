@@ -2,8 +2,9 @@
 
 Its rules, each as ``evaluate_accuracy`` applies them:
 
-- only the first 5 answered files count (``found_files[:5]``), and only the functions answered in them
-  (``found_related_locs`` of the first 5 files);
+- only the first 5 answered files count (``found_files[:5]``), and only the functions of the first 5 files
+  the function answer names, in its order (``found_related_locs``'s first 5 files, which need not be
+  those of ``found_files``);
 - functions match by name alone, without the file: ``Class.method`` (``parse_gt_methods`` drops the path of
   ``path::Class.method``; ``extract_predicted_methods`` keeps what follows ``function:`` or ``class:``);
 - Top-k is "any hit": 1 when one of the first k entries is relevant (``top_k_accuracy``);
@@ -54,8 +55,8 @@ def reciprocal_rank(truth: Collection[str], answer: Sequence[str]) -> float:
 def score(given: ProfileInput) -> dict[str, float]:
     """Return CoSIL's file and function Top-k, MAP and MRR of one answer (see the module docstring)."""
     files = list(given.files[:FILES_KEPT])
-    kept = set(files)
-    names = [bare_name(e) for e in given.functions if e.rsplit(":", 1)[0] in kept]
+    located = list(dict.fromkeys(e.rsplit(":", 1)[0] for e in given.functions))[:FILES_KEPT]
+    names = [bare_name(e) for e in given.functions if e.rsplit(":", 1)[0] in located] if files else []
     truth_names = {bare_name(e) for e in given.truth_functions}
     metrics: dict[str, float] = {}
     for k in given.ks:
