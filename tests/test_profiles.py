@@ -71,6 +71,12 @@ def test_a_class_body_change_is_a_line_outside_its_methods() -> None:
     assert changed_class_bodies(RST, [1], ()) == ["RST"]  # the class line
     assert changed_class_bodies(RST, [], [Insertion(before=3, indent=4)]) == ["RST"]  # between attribute and method
     assert changed_class_bodies(RST, [], [Insertion(before=5, indent=8)]) == []  # inside __init__
+    assert changed_class_bodies(RST, [3, 6], ()) == []  # blank lines between methods do not count
+    assert changed_class_bodies(RST, [], [Insertion(before=9, indent=4)]) == ["RST"]  # a method added at the end
+    assert changed_class_bodies(RST, [], [Insertion(before=9, indent=8)]) == []  # write extended
+    documented = 'class A:\n    """Doc."""\n    # note\n    x = 1\n'
+    assert changed_class_bodies(documented, [2, 3], ()) == []  # a docstring, a comment
+    assert changed_class_bodies(documented, [4], ()) == ["A"]
     with pytest.raises(ValueError, match="unknown truth convention 'swe'; known: native, locagent"):
         apply_convention("swe", "rst.py", RST, [2], (), changed_entities("rst.py", RST, [2]))
 

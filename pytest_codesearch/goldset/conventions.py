@@ -4,17 +4,21 @@
 truth; ``--codesearch-profile=locagent``) names at function level:
 
 - a change inside a constructor by its class (``rst.py:RST``, not ``rst.py:RST.__init__``);
-- a class whose body changed outside its methods and nested classes (a class attribute, a docstring, a
-  line between methods) by the class (``rst.py:RST``), beside any method that changed.
+- a class whose body changed outside its methods and nested classes (a class attribute, a method added
+  or removed; not blank, comment or docstring lines) by the class (``rst.py:RST``), beside any method
+  that changed.
 
 Module-level truth is the same under both.
 """
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterable
+from functools import lru_cache
 
-from .entities import Definition, Entities, definition_spans
+from .entities import Definition, Entities, definition_spans, parse_module
+from .entities import _blank_lines, _holds  # one rule for where inserted lines go, shared with changed_entities
 from .patch import Insertion
 
 CONVENTIONS = ("native", "locagent")
@@ -38,17 +42,41 @@ def apply_convention(
 
 def changed_class_bodies(source: str | bytes, lines: Iterable[int], insertions: Iterable[Insertion]) -> list[str]:
     """Return the qualified names of the classes of ``source`` (not inside a function) holding a changed line,
-    or an inserted one, outside every function and class defined in their body."""
+    or inserted ones, outside every function and class defined in their body.
+
+    Blank, comment-only and class docstring lines do not count (LocAgent skips them), nor do inserted lines
+    that are all blank; inserted lines extend a member they follow when indented deeper than its ``def`` (as in
+    ``goldset/entities.py``), so a method added at the end of a class changes the class's body.
+    """
     definitions = definition_spans(source)
-    points = [*((line, line) for line in lines), *((i.before - 1, i.before) for i in insertions)]
+    blank = _blank_lines(source)
+    text = (source.decode("utf-8", errors="replace") if isinstance(source, bytes) else source).split("\n")
+    changed = [n for n in lines if n > len(text) or not text[n - 1].lstrip().startswith("#")]
+    changed = [n for n in changed if n not in blank and n not in _class_docstring_lines(source)]
+    inserted = [i for i in insertions if i.indent is not None]
     found = []
     for cls in definitions:
         if cls.is_function or cls.in_function:
             continue
         members = [d for d in definitions if _member_of(d, cls)]
-        if any(_inside(cls, point) and not any(_inside(m, point) for m in members) for point in points):
+        body_line = any(_inside(cls, n) and not any(_inside(m, n) for m in members) for n in changed)
+        body_insertion = any(_holds(cls, i, blank) and not any(_holds(m, i, blank) for m in members) for i in inserted)
+        if body_line or body_insertion:
             found.append(cls.qualname)
     return found
+
+
+@lru_cache(maxsize=64)
+def _class_docstring_lines(source: str | bytes) -> frozenset[int]:
+    """Return the line numbers of every class docstring of ``source`` (none when it does not parse)."""
+    tree = parse_module(source)
+    lines: set[int] = set()
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.ClassDef) and node.body and isinstance(node.body[0], ast.Expr):
+            value = node.body[0].value
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                lines.update(range(value.lineno, (value.end_lineno or value.lineno) + 1))
+    return frozenset(lines)
 
 
 def _member_of(definition: Definition, cls: Definition) -> bool:
@@ -57,7 +85,6 @@ def _member_of(definition: Definition, cls: Definition) -> bool:
     return rest != definition.qualname and "." not in rest
 
 
-def _inside(definition: Definition, point: tuple[int, int]) -> bool:
-    """Return True when the line span ``point`` (a changed line, or the two lines around an insertion) lies
-    within ``definition``."""
-    return definition.start <= point[0] and point[1] <= definition.end
+def _inside(definition: Definition, line: int) -> bool:
+    """Return True when ``line`` lies within ``definition``."""
+    return definition.start <= line <= definition.end
