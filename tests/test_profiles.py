@@ -62,7 +62,7 @@ def test_the_locagent_convention_names_constructors_and_class_bodies_by_their_cl
     assert native.functions == ("rst.py:RST.__init__", "rst.py:helper")
     named = apply_convention("locagent", "rst.py", RST, changed, (), native)
     assert named.functions == ("rst.py:RST", "rst.py:helper")
-    assert named.modules == native.modules == ("rst.py:RST", "rst.py:helper")
+    assert named.modules == native.modules == ("rst.py:RST", "rst.py:helper")  # from the functions: the same here
     assert apply_convention("native", "rst.py", RST, changed, (), native) == native
 
 

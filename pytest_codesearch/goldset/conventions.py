@@ -8,7 +8,8 @@ truth; ``--codesearch-profile=locagent``) names at function level:
   or removed; not blank, comment or docstring lines) by the class (``rst.py:RST``), beside any method
   that changed.
 
-Module-level truth is the same under both.
+At module level LocAgent names the top-level definition of each of those functions (``rst.py:RST`` for
+``rst.py:RST.write``), nothing else.
 """
 
 from __future__ import annotations
@@ -37,7 +38,14 @@ def apply_convention(
         raise ValueError(f"unknown truth convention {convention!r}; known: {', '.join(CONVENTIONS)}")
     named = [e.removesuffix(".__init__") if e.endswith(".__init__") else e for e in entities.functions]
     body = [f"{path}:{name}" for name in changed_class_bodies(source, lines, insertions)]
-    return Entities(tuple(dict.fromkeys([*named, *body])), entities.modules)
+    functions = tuple(dict.fromkeys([*named, *body]))
+    return Entities(functions, tuple(dict.fromkeys(_top_level(e) for e in functions)))
+
+
+def _top_level(entity: str) -> str:
+    """Return ``path.py:Class`` for ``path.py:Class.method``."""
+    path, _, name = entity.rpartition(":")
+    return f"{path}:{name.split('.')[0]}"
 
 
 def changed_class_bodies(source: str | bytes, lines: Iterable[int], insertions: Iterable[Insertion]) -> list[str]:
