@@ -152,6 +152,45 @@ def locagent_table(work: Path, args: argparse.Namespace) -> None:
     table(f"LocAgent claude-3.5, {len(records)} Lite instances, truth from the patches "
           f"(--codesearch-profile=locagent; {results['wall_s']:.0f} s)", rows, "published")  # fmt: skip
     print("\n".join(not_ok(results)))
+    theirs = locagent_truth(args.locagent)
+    differ = {r["id"]: theirs[r["id"]] for r in records if canonical(r["ground_truth_functions"]) != theirs[r["id"]]}
+    print(f"  instances whose derived function truth differs from LocAgent's own lists: {len(differ)}")
+    for record in (r for r in records if r["id"] in differ):
+        ours = canonical(record["ground_truth_functions"])
+        print(f"    {record['id']}: ours only {sorted(ours - differ[record['id']])}, "
+              f"LocAgent only {sorted(differ[record['id']] - ours)}")  # fmt: skip
+    if differ:  # the check of that explanation: give LocAgent's lists for those instances alone
+        truth = work / "locagent_truth.jsonl"
+        truth.write_text("".join(json.dumps({"instance_id": i, "functions": sorted(f),
+                                             "modules": sorted({top_level(e) for e in f})}) + "\n"
+                                 for i, f in differ.items()))  # fmt: skip
+        checked = run_plugin(work, "locagent-checked", instances, [f"--codesearch-predictions={predictions}",
+                             "--codesearch-ks=1,3,5,10", "--codesearch-profile=locagent",
+                             f"--codesearch-truth={truth}"], args)  # fmt: skip
+        rows = [(name, published, mean_pct(checked["cases"], name)) for name, published in LOCAGENT_PUBLISHED.items()]
+        table(f"the same with LocAgent's lists for those {len(differ)} instances (--codesearch-truth)", rows,
+              "published")  # fmt: skip
+
+
+def canonical(functions: list[str]) -> set[str]:
+    """Return function entities with ``Class.__init__`` read as ``Class``."""
+    return {e.removesuffix(".__init__") for e in functions}
+
+
+def top_level(entity: str) -> str:
+    """Return ``path.py:Class`` for ``path.py:Class.method``."""
+    path, _, name = entity.rpartition(":")
+    return f"{path}:{name.split('.')[0]}"
+
+
+def locagent_truth(locagent: Path) -> dict[str, set[str]]:
+    """Return LocAgent's own function truth by instance (``gt_file_changes``'s ``edited_entities``)."""
+    truth = {}
+    for record in jsonl(show(locagent, LOCAGENT_OUTPUTS)):
+        changes = record["meta_data"]["gt_file_changes"]
+        changes = ast.literal_eval(changes) if isinstance(changes, str) else changes
+        truth[record["instance_id"]] = canonical([e for c in changes for e in c["changes"].get("edited_entities", [])])
+    return truth
 
 
 def cosil_evaluator(cosil: Path, outputs: list[dict[str, Any]], gt: dict[str, Any]) -> dict[str, dict[str, float]]:
