@@ -323,7 +323,7 @@ def _profile_metrics(
     paths = dict(zip(normalized.sources, normalized.paths))
     ranked = [paths.get(i, entry) for i, entry in enumerate(raw_files)]
     truth = spec.case.ground_truth_functions
-    return profile.score(ProfileInput(ranked, functions, frozenset(spec.relevance), truth, ks))
+    return profile.score(ProfileInput(ranked, raw_files, functions, frozenset(spec.relevance), truth, ks))
 
 
 def _cut(record: dict[str, Any], answer: RetrievalResult, limit: int) -> RetrievalResult:

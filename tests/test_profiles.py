@@ -14,9 +14,24 @@ from pytest_codesearch.scoring.profiles.orcaloca import score as orcaloca
 from rst_repo import RST
 
 
+def _case(
+    files: list[str], functions: list[str], truth: frozenset[str], truth_functions: list[str], ks: tuple[int, ...]
+) -> ProfileInput:
+    """Return a profile input whose files were given already clean."""
+    return ProfileInput(files, files, functions, truth, truth_functions, ks)
+
+
+def test_cosil_compares_files_as_given_and_orcaloca_as_cleaned() -> None:
+    given = ProfileInput(["a.py"], ["./a.py"], ["a.py:f"], frozenset({"a.py"}), ["a.py:f"], (1,))
+    assert (cosil(given)["top@1"], cosil(given)["function_top@1"]) == (0.0, 1.0)  # FLEvalNew: './a.py' != 'a.py'
+    assert orcaloca(given)["match"] == 1.0
+
+
 def test_cosil_keeps_five_files_and_matches_functions_by_bare_name() -> None:
+    answered = ["b.py", "a.py", "c.py", "d.py", "e.py", "z.py"]
     given = ProfileInput(
-        files=["b.py", "a.py", "c.py", "d.py", "e.py", "z.py"],
+        files=answered,
+        given_files=answered,
         functions=["a.py:A.f", "q.py:x", "b.py:h", "r.py:y", "s.py:z", "a.py:A.g", "t.py:A.g"],  # t.py: 6th file, cut
         truth_files=frozenset({"a.py", "z.py"}),
         truth_functions=["elsewhere.py:A.g"],  # the name matches, whatever the file
@@ -32,28 +47,28 @@ def test_cosil_keeps_five_files_and_matches_functions_by_bare_name() -> None:
 
 
 def test_cosil_scores_zero_without_files_and_without_function_truth() -> None:
-    no_files = ProfileInput([], ["a.py:f"], frozenset({"a.py"}), ["a.py:f"], (1,))
+    no_files = _case([], ["a.py:f"], frozenset({"a.py"}), ["a.py:f"], (1,))
     assert set(cosil(no_files).values()) == {0.0}
-    no_truth = cosil(ProfileInput(["a.py"], ["a.py:f"], frozenset({"a.py"}), [], (1,)))
+    no_truth = cosil(_case(["a.py"], ["a.py:f"], frozenset({"a.py"}), [], (1,)))
     assert (no_truth["top@1"], no_truth["function_top@1"], no_truth["function_map"]) == (1.0, 0.0, 0.0)
 
 
 def test_cosil_counts_a_repeated_relevant_name_again_as_its_evaluator_does() -> None:
-    scores = cosil(ProfileInput(["a.py", "b.py"], ["a.py:f", "b.py:f"], frozenset({"a.py"}), ["a.py:f"], (1,)))
+    scores = cosil(_case(["a.py", "b.py"], ["a.py:f", "b.py:f"], frozenset({"a.py"}), ["a.py:f"], (1,)))
     assert scores["function_map"] == 2.0  # (1/1 + 2/2) / 1: FLEvalNew.average_precision on [f, f]
 
 
 def test_orcaloca_matches_when_the_truth_is_a_subset_of_the_answer() -> None:
     truth = frozenset({"a.py", "b.py"})
-    full = ProfileInput(["c.py", "b.py", "a.py"], ["a.py:A", "b.py:g"], truth, ["a.py:A.__init__", "b.py:g"], (1,))
+    full = _case(["c.py", "b.py", "a.py"], ["a.py:A", "b.py:g"], truth, ["a.py:A.__init__", "b.py:g"], (1,))
     assert orcaloca(full) == {"match": 1.0, "function_match": 1.0}  # A.__init__ is A
-    missing_function = ProfileInput(["a.py", "b.py"], ["b.py:g"], truth, ["a.py:A.f", "b.py:g"], (1,))
+    missing_function = _case(["a.py", "b.py"], ["b.py:g"], truth, ["a.py:A.f", "b.py:g"], (1,))
     assert orcaloca(missing_function) == {"match": 1.0, "function_match": 0.0}
-    missing_file = ProfileInput(["a.py"], ["a.py:A.f", "b.py:g"], truth, ["a.py:A.f", "b.py:g"], (1,))
+    missing_file = _case(["a.py"], ["a.py:A.f", "b.py:g"], truth, ["a.py:A.f", "b.py:g"], (1,))
     assert orcaloca(missing_file) == {"match": 0.0, "function_match": 0.0}
-    no_function_truth = ProfileInput(["a.py", "b.py"], [], truth, [], (1,))
+    no_function_truth = _case(["a.py", "b.py"], [], truth, [], (1,))
     assert orcaloca(no_function_truth) == {"match": 1.0, "function_match": 1.0}
-    assert orcaloca(ProfileInput([], [], frozenset(), [], (1,))) == {"match": 0.0, "function_match": 0.0}
+    assert orcaloca(_case([], [], frozenset(), [], (1,))) == {"match": 0.0, "function_match": 0.0}
 
 
 def test_the_locagent_convention_names_constructors_and_class_bodies_by_their_class() -> None:

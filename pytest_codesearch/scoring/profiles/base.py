@@ -21,6 +21,8 @@ class ProfileInput:
     files: Sequence[str]
     """The answer's files in their answered ranks: normalised paths, or the entry as given when it names no
     file of the snapshot (it holds its rank and matches nothing); repeats kept."""
+    given_files: Sequence[str]
+    """The answer's files exactly as the agent gave them (no cleaning at all), best first."""
     functions: Sequence[str]
     """The answer's function-level entities (``path.py:Class.method``) as given, best first, repeats kept."""
     truth_files: frozenset[str]

@@ -2,6 +2,7 @@
 
 Its rules, each as ``evaluate_accuracy`` applies them:
 
+- files are compared as given, without the cleaning of ``docs/metrics.md`` (``./a.py`` is not ``a.py``);
 - only the first 5 answered files count (``found_files[:5]``), and only the functions of the first 5 files
   the function answer names, in its order (``found_related_locs``'s first 5 files, which need not be
   those of ``found_files``);
@@ -54,7 +55,7 @@ def reciprocal_rank(truth: Collection[str], answer: Sequence[str]) -> float:
 
 def score(given: ProfileInput) -> dict[str, float]:
     """Return CoSIL's file and function Top-k, MAP and MRR of one answer (see the module docstring)."""
-    files = list(given.files[:FILES_KEPT])
+    files = list(given.given_files[:FILES_KEPT])
     located = list(dict.fromkeys(e.rsplit(":", 1)[0] for e in given.functions))[:FILES_KEPT]
     names = [bare_name(e) for e in given.functions if e.rsplit(":", 1)[0] in located] if files else []
     truth_names = {bare_name(e) for e in given.truth_functions}
