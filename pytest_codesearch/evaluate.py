@@ -159,14 +159,23 @@ def _ask(
 ) -> Answers:
     record["elapsed_ms"] = None  # an attempt that fails says what it cost
     runner = run_agent_code("creating the agent", lambda: pool.runner(choice))
+    seen = _blind_snapshot(settings.cache_dir) if choice.blind else snapshot
     if runner.needs_directory:
-        _ensure_directory(snapshot, snapshots)
+        _ensure_directory(seen, snapshots)
     index_budget = settings.index_timeout
-    prepared = _costed(record, index_budget, lambda: runner.prepare(snapshot, index_budget))
+    prepared = _costed(record, index_budget, lambda: runner.prepare(seen, index_budget))
     record["index_ms"], record["indexed"] = prepared.index_ms, prepared.indexed
     runner.observe(CaseInfo(spec.case.id, spec.case.relevance_map(), seed))
     query, runs, budget, warmup = spec.case.query, settings.runs, settings.timeout, settings.warmup
     return _costed(record, budget, lambda: runner.answer(query, runs, budget, warmup))
+
+
+def _blind_snapshot(cache_dir: Path) -> Snapshot:
+    """Return the empty repository a blind twin searches (``--codesearch-blind``); its answer is still scored
+    against the case's own snapshot, so what it names from memory counts."""
+    root = cache_dir / "blind-empty-repository"
+    root.mkdir(parents=True, exist_ok=True)
+    return Snapshot(root, root, None, None, frozenset(), frozenset())
 
 
 def _costed(record: dict[str, Any], budget_s: float | None, call: Callable[[], T]) -> T:

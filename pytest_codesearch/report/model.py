@@ -166,6 +166,7 @@ class RunInfo(_Record):
     truth: str | None = Field(
         default=None, description="The truth file that replaced derived truth: file name and SHA-256; null without."
     )
+    blind: bool = Field(default=False, description="Each agent also answered with an empty repository, as NAME-blind.")
     limit: int | None = Field(default=None, description="Cases the run was limited to (before sharding); null: all.")
     sample: str = Field(default="first", description="How the limited cases were picked: first or stratified.")
     shard: str | None = Field(default=None, description="'I/N' when the run was one of N shards; null otherwise.")

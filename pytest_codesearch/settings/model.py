@@ -73,6 +73,8 @@ class Settings:
     """The scoring profile (``scoring/profiles/``): ``native``, ``locagent``, ``cosil`` or ``orcaloca``."""
     truth: Path | None
     """A truth file replacing the derived truth of the cases it names (None: none)."""
+    blind: bool
+    """Each agent also answers with an empty repository, as ``NAME-blind`` (``--codesearch-blind``)."""
     limit: int | None
     """Run only this many cases (None: all)."""
     sample: str

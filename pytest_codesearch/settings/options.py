@@ -186,6 +186,9 @@ OPTIONS: tuple[Option, ...] = (
            "it names (CoSIL's gt.json, or JSONL with instance_id, files, modules, functions; docs/profiles.md)",
            flag="--codesearch-truth", ini="codesearch_truth", yaml="evaluation.truth", shown_default="none",
            identity=True),
+    Option("blind", Boolean(), False, "memorization control: each agent also answers every case with an empty "
+           "repository, as agent NAME-blind beside NAME (docs/blind.md)", flag="--codesearch-blind",
+           yaml="evaluation.blind", action="store_true", shown_default="off", identity=True),
     Option("limit", Integer(metavar="N"), None, "run only N cases: the first N of the seeded order, or a sample "
            "(--codesearch-sample)", flag="--codesearch-limit", yaml="evaluation.limit", shown_default="all cases", identity=True),
     Option("sample", Choice(("first", "stratified"), metavar="HOW"), "first", "with --codesearch-limit: the "

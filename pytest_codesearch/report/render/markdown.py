@@ -115,6 +115,7 @@ def _run_section(report: RunReport) -> str:
         f"Answer length asked of agents (k): {'not set' if run.k is None else run.k}",
         f"Metric cut-offs: {', '.join(map(str, run.ks)) or MISSING}",
         f"Scoring profile: {run.profile} (docs/profiles.md)",
+        f"Blind twins (memorization control): {'yes, NAME-blind' if run.blind else 'no'}",
         f"Workers: {run.workers}",
         f"Bootstrap resamples: {run.bootstrap}, significance level: {run.alpha:g}",
         f"F-beta: {'not computed' if run.f_beta is None else f'beta = {run.f_beta:g}'}",

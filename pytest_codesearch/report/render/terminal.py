@@ -169,6 +169,9 @@ def _notes(report: RunReport) -> list[str]:
     notes = []
     if report.run.profile != "native":
         notes.append(f"scored under the {report.run.profile} profile (docs/profiles.md)")
+    if report.run.blind:
+        notes.append("blind: each agent also answered with an empty repository (NAME-blind); "
+                     "comparisons in summary.md give the difference")  # fmt: skip
     notes += replay_notes(report)[:1]
     problems = patch_problems(report)
     if problems:
