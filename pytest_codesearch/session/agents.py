@@ -29,8 +29,9 @@ def choose_agents(
     registry = build_registry(config, bench)
     if settings.predictions is not None:  # the replay agent exists once it has predictions to replay
         from pytest_codesearch.agents.builtin.replay import replay_spec
+        from pytest_codesearch.scoring.profiles import get_profile
 
-        registry.add(replay_spec(settings.predictions))
+        registry.add(replay_spec(settings.predictions, get_profile(settings.profile).truth))
     try:
         chosen = registry.select(settings.agents)
     except AgentSelectionError as exc:

@@ -29,12 +29,13 @@ class PatchAnswer:
     problem: str | None = None
 
 
-def answer_from_patch(text: str, read: Callable[[str], bytes | None]) -> PatchAnswer:
-    """Return the files, functions and modules ``text`` (a unified diff) edits in the base ``read`` gives."""
+def answer_from_patch(text: str, read: Callable[[str], bytes | None], convention: str = "native") -> PatchAnswer:
+    """Return the files, functions and modules ``text`` (a unified diff) edits in the base ``read`` gives,
+    entities named by the truth ``convention`` (the scoring profile's, as for the gold patch)."""
     if not text.strip():
         return PatchAnswer(problem="the predicted patch is empty")
     try:
-        truth = truth_from_patch(parse_patch(text), read)
+        truth = truth_from_patch(parse_patch(text), read, convention)
     except PatchError as exc:
         return PatchAnswer(problem=f"the predicted patch does not parse: {exc}")
     if truth.missing:

@@ -119,8 +119,9 @@ class ReplayAgent:
 
     needs_directory = False
 
-    def __init__(self, predictions: str | Path) -> None:
+    def __init__(self, predictions: str | Path, convention: str = "native") -> None:
         self.path = Path(predictions)
+        self.convention = convention
         self.predictions = load_predictions(self.path)
         self._case_id: str | None = None
         self._read: Callable[[str], bytes | None] = lambda path: None
@@ -150,7 +151,7 @@ class ReplayAgent:
         """Return the prediction of the current case (an empty answer when it has none)."""
         found = self.predictions.get(self._case_id or "", Prediction())
         if found.patch is not None:
-            edited = answer_from_patch(found.patch, self._read)
+            edited = answer_from_patch(found.patch, self._read, self.convention)
             metadata: dict[str, Any] = {UNORDERED: True}
             if edited.problem is not None:
                 metadata["patch_problem"] = edited.problem
@@ -159,6 +160,8 @@ class ReplayAgent:
         return RetrievalResult(files=list(found.files), functions=list(found.functions), modules=list(found.modules))
 
 
-def replay_spec(predictions: Path) -> AgentSpec:
-    """Return the ``replay`` agent answering from ``predictions``."""
-    return class_spec("replay", ReplayAgent, {"predictions": str(predictions)}, "--codesearch-predictions")
+def replay_spec(predictions: Path, convention: str = "native") -> AgentSpec:
+    """Return the ``replay`` agent answering from ``predictions``; a predicted patch's entities are named by the
+    truth ``convention`` (the scoring profile's)."""
+    given = {"predictions": str(predictions), "convention": convention}
+    return class_spec("replay", ReplayAgent, given, "--codesearch-predictions")

@@ -4,7 +4,9 @@ OrcaLoca scores a submission's localization from the patch it submitted (``artif
 ``% File``, ``% Function`` over all 300 SWE-bench Lite instances): a case matches when the gold files (the
 gold functions) are a subset of those the predicted patch edits. With patches as predictions
 (``--codesearch-predictions`` of a SWE-bench predictions file) the answer is what the patch edits, derived
-as gold truth is. OrcaLoca's repository does not give the function rule for the predicted side; ours:
+as gold truth is, both named by LocAgent's convention (``goldset/conventions.py``: a constructor and a
+class-body change name the class), with which SWE-Fixer's published counts come out exactly (208 and 160 of
+300). OrcaLoca's repository does not give the function rule; ours:
 
 - ``match`` = 1 when R > 0 and every ground-truth file is in the answer;
 - ``function_match`` = 1 when ``match`` = 1 and every ground-truth function is in the answer, a constructor
@@ -33,6 +35,7 @@ PROFILE = Profile(
     name="orcaloca",
     summary="OrcaLoca's File Match and Function Match: the gold files / functions are a subset of the answer's",
     source="fishmingyu/OrcaLoca artifact/lite_results_paper.csv (% File, % Function)",
+    truth="locagent",
     always=("orcaloca",),
     score=score,
 )
