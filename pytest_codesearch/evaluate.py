@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from pytest_codesearch.agents.contract import ContractError, RetrievalResult, modules_of
-from pytest_codesearch.agents.normalize import normalize_entities, normalize_paths
+from pytest_codesearch.agents.contract import UNORDERED, ContractError, RetrievalResult, modules_of
+from pytest_codesearch.agents.normalize import NormalizedAnswer, normalize_entities, normalize_paths
 from pytest_codesearch.agents.registry import AgentChoice
 from pytest_codesearch.agents.builtin.sanity import CaseInfo
 from pytest_codesearch.goldset.fqnames import FQN_EXTENSION, files_of_names
@@ -38,6 +38,8 @@ from pytest_codesearch.scoring import (
     truth_symbols,
 )
 from pytest_codesearch.scoring.levels import score_levels
+from pytest_codesearch.scoring.profiles import ProfileInput, get_profile
+from pytest_codesearch.scoring.registry import needs_order
 from pytest_codesearch.settings.model import Settings
 from pytest_codesearch.status import Status
 
@@ -161,20 +163,21 @@ def _ask(
 ) -> Answers:
     record["elapsed_ms"] = None  # an attempt that fails says what it cost
     runner = run_agent_code("creating the agent", lambda: pool.runner(choice))
+    seen = _blind_snapshot(settings.cache_dir) if choice.blind else snapshot
     if not runner.needs_directory:
-        return _prepare_and_answer(record, spec, runner, snapshot, settings, seed)
-    _ensure_directory(snapshot, snapshots)
+        return _prepare_and_answer(record, spec, runner, seen, settings, seed)
+    _ensure_directory(seen, snapshots)
     try:
-        return _prepare_and_answer(record, spec, runner, snapshot, settings, seed)
+        return _prepare_and_answer(record, spec, runner, seen, settings, seed)
     finally:  # whatever the agent did, later agents must see the snapshot as it was
-        _check_untouched(snapshot, snapshots)
+        _check_untouched(seen, snapshots)
 
 
 def _prepare_and_answer(
-    record: dict[str, Any], spec: CaseSpec, runner: AgentRunner, snapshot: Snapshot, settings: Settings, seed: int
+    record: dict[str, Any], spec: CaseSpec, runner: AgentRunner, seen: Snapshot, settings: Settings, seed: int
 ) -> Answers:
     index_budget = settings.index_timeout
-    prepared = _costed(record, index_budget, lambda: runner.prepare(snapshot, index_budget))
+    prepared = _costed(record, index_budget, lambda: runner.prepare(seen, index_budget))
     record["index_ms"], record["indexed"] = prepared.index_ms, prepared.indexed
     runner.observe(CaseInfo(spec.case.id, spec.case.relevance_map(), seed))
     query, runs, budget, warmup = spec.case.query, settings.runs, settings.timeout, settings.warmup
@@ -191,6 +194,14 @@ def _check_untouched(snapshot: Snapshot, snapshots: SnapshotStore) -> None:
             f"the agent changed its snapshot directory, which is read-only: {shown}{more}"
             " (it is rebuilt for later agents)"
         )
+
+
+def _blind_snapshot(cache_dir: Path) -> Snapshot:
+    """Return the empty repository a blind twin searches (``--codesearch-blind``); its answer is still scored
+    against the case's own snapshot, so what it names from memory counts."""
+    root = cache_dir / "blind-empty-repository"
+    root.mkdir(parents=True, exist_ok=True)
+    return Snapshot(root, root, None, None, frozenset(), frozenset())
 
 
 def _costed(record: dict[str, Any], budget_s: float | None, call: Callable[[], T]) -> T:
@@ -264,7 +275,8 @@ def failure_message(failure: Exception) -> str:
 
 def _failed_record(record: dict[str, Any], failure: Exception, case: TestCase, settings: Settings) -> CaseResult:
     """Return the record of a failed case: every metric that applies to the case scores 0.0."""
-    zeros = dict.fromkeys(applicable_metrics(case, settings.ks, settings.f_beta is not None), 0.0)
+    names = applicable_metrics(case, settings.ks, settings.f_beta is not None, settings.profile)
+    zeros = dict.fromkeys(names, 0.0)
     status = _STATUS_OF.get(type(failure), Status.ERROR)
     return CaseResult(status=status, **safe_record({**record, "error": failure_message(failure), "metrics": zeros}))
 
@@ -337,12 +349,38 @@ def _score(
     dropped = [*normalized.dropped, *functions_dropped, *modules_dropped]
     record["dropped"], record["invalid_paths"] = dropped[:MAX_EXTRA_ENTRIES], len(dropped)
     metrics.update(score_levels(spec.case, record["retrieved_modules"], record["retrieved_functions"], settings.ks))
+    metrics.update(_profile_metrics(settings.profile, spec, raw_files, answer.functions, normalized, settings.ks))
+    if answer.metadata.get(UNORDERED) is True:  # a set, not a ranking: metrics of an order are refused
+        record["unordered"] = True
+        metrics = {name: value for name, value in metrics.items() if not needs_order(name)}
     record["metrics"] = metrics
     cutoff = miss_cutoff(settings.ks)
     if is_miss(matched, relevance, cutoff):
         record["failure_category"] = classify_miss(
             spec.case.query, relevance, matched, normalized.directories, sources, cutoff
         )
+
+
+def _profile_metrics(
+    name: str,
+    spec: CaseSpec,
+    raw_files: Sequence[str],
+    functions: Sequence[str],
+    normalized: NormalizedAnswer,
+    ks: tuple[int, ...],
+) -> dict[str, float]:
+    """Return the scoring profile's own metrics of the answer (none for a profile without any).
+
+    The profile sees the files in their answered ranks, repeats and unknown entries kept (a paper's
+    evaluator reads the list as given), each normalised where it names a file of the snapshot.
+    """
+    profile = get_profile(name)
+    if profile.score is None:
+        return {}
+    paths = dict(zip(normalized.sources, normalized.paths))
+    ranked = [paths.get(i, entry) for i, entry in enumerate(raw_files)]
+    truth = spec.case.ground_truth_functions
+    return profile.score(ProfileInput(ranked, raw_files, functions, frozenset(spec.relevance), truth, ks))
 
 
 def _cut(record: dict[str, Any], answer: RetrievalResult, limit: int) -> RetrievalResult:

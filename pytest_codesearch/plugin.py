@@ -119,6 +119,7 @@ def pytest_configure(config: pytest.Config) -> None:
             size_limit=settings.cache_size,
         ),
         worker_id=None if workerinput is None else workerinput.get("workerid"),
+        given_truth=items.given_truth(settings),
     )
     config.stash[STATE] = state
     config.pluginmanager.register(items, "codesearch-items")  # the agent-pool fixture

@@ -55,8 +55,9 @@ def test_every_problem_is_named_with_its_line(tmp_path: Path) -> None:
         "evaluation, output",
         "bench.yaml:3: evaluation.runs: expected an integer, got '3'",
         "bench.yaml:4: evaluation.sead: unknown key (did you mean 'seed'?); known keys: "
-        + "allow_any_repo, alpha, baseline, bootstrap, cache_size, entity_truth, f_beta, fail_on, fail_under, gate_any, index_timeout, "
-        + "k, ks, limit, predictions, randomize, repo_map, runs, sample, seed, timeout",
+        + "allow_any_repo, alpha, baseline, blind, bootstrap, cache_size, entity_truth, f_beta, fail_on, fail_under, "
+        + "gate_any, index_timeout, k, ks, limit, predictions, profile, randomize, repo_map, runs, sample, seed, timeout, "
+        + "truth",
         "bench.yaml:6: output.formats: unknown 'htm' (did you mean 'html'?); choose from json, csv, markdown, html",
     ]
 

@@ -13,6 +13,10 @@ class Span(NamedTuple):
     start_line: int
     end_line: int
 
+UNORDERED = "unordered"
+"""The ``metadata`` key an agent sets to true when its answer is an unordered set (a replayed patch):
+metrics that read the answer's order are refused for it, set metrics apply."""
+
 
 @dataclass
 class RetrievalResult:

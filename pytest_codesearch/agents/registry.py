@@ -76,6 +76,10 @@ class AgentSpec:
         ]
 
 
+BLIND_SUFFIX = "-blind"
+"""What ``--codesearch-blind`` appends to an agent's name for its twin that answers without the repository."""
+
+
 @dataclass(frozen=True)
 class AgentChoice:
     """One agent as benchmarked: a spec and, for a parametrized fixture, one of its params."""
@@ -84,6 +88,17 @@ class AgentChoice:
     spec: AgentSpec
     param_index: int | None
     param: Any = field(compare=False)
+    blind: bool = False
+    """``--codesearch-blind``'s twin: it answers with an empty repository (named ``NAME-blind``)."""
+
+    def blinded(self) -> AgentChoice:
+        """Return the twin of this agent that answers without the repository (``--codesearch-blind``)."""
+        return AgentChoice(f"{self.name}{BLIND_SUFFIX}", self.spec, self.param_index, self.param, blind=True)
+
+    @property
+    def registered_name(self) -> str:
+        """Return the name the agent is registered under (a blind twin's is its agent's)."""
+        return self.name.removesuffix(BLIND_SUFFIX) if self.blind else self.name
 
     @property
     def param_repr(self) -> str | None:

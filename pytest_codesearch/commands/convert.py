@@ -7,8 +7,6 @@ import sys
 import pytest
 
 from pytest_codesearch.goldset.convert import convert_goldset
-from pytest_codesearch.goldset.formats import ReadOptions
-from pytest_codesearch.repo.remote import RemoteCache, default_cache_dir
 from pytest_codesearch.settings.model import Settings
 
 
@@ -26,9 +24,9 @@ def run_convert(settings: Settings) -> int:
         raise pytest.UsageError(f"--codesearch-convert: {source} does not exist")
     if output.suffix.lower() != ".jsonl":
         raise pytest.UsageError(f"--codesearch-output: the native gold set is JSONL; name it *.jsonl, got {output}")
-    options = ReadOptions(
-        repos=dict(settings.repo_map), remotes=RemoteCache(default_cache_dir()), entity_truth=settings.entity_truth
-    )
+    from pytest_codesearch.session.items import read_options
+
+    options = read_options(settings)
     try:
         result = convert_goldset(source, output, options)
     except OSError as exc:

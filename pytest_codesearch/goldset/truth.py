@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from ..outline import language_of
 from .align import Placed, base_lines, hunk_offsets, place
+from .conventions import apply_convention
 from .entities import changed_entities
 from .patch import FileChange, ParsedPatch, Span
 
@@ -38,10 +39,11 @@ class PatchTruth:
     """``path:line: ...`` for each file whose base text differs from the lines the patch shows."""
 
 
-def truth_from_patch(patch: ParsedPatch, read: Reader) -> PatchTruth:
+def truth_from_patch(patch: ParsedPatch, read: Reader, convention: str = "native") -> PatchTruth:
     """Return the ground truth of ``patch`` against the base that ``read`` gives files of.
 
     Hunks that sit some lines off their headers in the base are found there (``goldset/align.py``).
+    Entities are named by the truth ``convention`` (``goldset/conventions.py``).
     """
     lines = patch.old_lines()
     functions: list[str] = []
@@ -63,6 +65,7 @@ def truth_from_patch(patch: ParsedPatch, read: Reader) -> PatchTruth:
             lines[path] = placed.lines
         if path in lines and language_of(path) is not None:
             entities = changed_entities(path, data, placed.removed, placed.insertions)
+            entities = apply_convention(convention, path, data, placed.removed, placed.insertions, entities)
             functions.extend(entities.functions)
             modules.extend(entities.modules)
     return PatchTruth(

@@ -124,6 +124,10 @@ class CaseResult(_Record):
     metadata: dict[str, JsonValue] = Field(
         default_factory=dict, description="Free JSON the agent returned with its answer (tokens, cost, ...)."
     )
+    unordered: bool = Field(
+        default=False, description="The answer was an unordered set (a replayed patch): metrics that read its "
+        "order were refused and are absent from 'metrics'."
+    )
 
     def scored_answer(self) -> list[str]:
         """Return the answer as it was scored: each path that found a ground-truth entry named as that entry
@@ -180,6 +184,11 @@ class RunInfo(_Record):
         default=None, description="The replay agent's predictions: file name and SHA-256 of its content; null without."
     )
     entity_truth: str = Field(default="patch", description="Where SWE-bench entity truth came from: patch or dataset.")
+    profile: str = Field(default="native", description="The scoring profile: native, locagent, cosil or orcaloca.")
+    truth: str | None = Field(
+        default=None, description="The truth file that replaced derived truth: file name and SHA-256; null without."
+    )
+    blind: bool = Field(default=False, description="Each agent also answered with an empty repository, as NAME-blind.")
     limit: int | None = Field(default=None, description="Cases the run was limited to (before sharding); null: all.")
     sample: str = Field(default="first", description="How the limited cases were picked: first or stratified.")
     shard: str | None = Field(default=None, description="'I/N' when the run was one of N shards; null otherwise.")

@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from pytest_codesearch.status import Status
 from pytest_codesearch.report.model import CaseResult, GroupSummary, LatencySummary, MetricSummary
+from pytest_codesearch.scoring.registry import needs_order
 from pytest_codesearch.report.stats import bootstrap_ci_present, latency_percentiles, summarize_present
 
 
@@ -61,12 +62,18 @@ def metric_matrix(
     must = set(names) if required is None else set(required)
     matrix = np.full((len(cases), len(names)), np.nan, dtype=np.float64)
     for row, case in enumerate(cases):
-        missing = [n for n in names if n in must and n not in case.metrics]
+        needed = must - _refused(names) if case.unordered else must
+        missing = [n for n in names if n in needed and n not in case.metrics]
         if missing and case.status.answered:
             raise ValueError(f"{case.nodeid}: status ok but no score for {', '.join(missing)}")
         scores = case.metrics
-        matrix[row] = [scores.get(n, 0.0 if n in must else np.nan) for n in names]
+        matrix[row] = [scores.get(n, 0.0 if n in needed else np.nan) for n in names]
     return matrix
+
+
+def _refused(names: Sequence[str]) -> set[str]:
+    """Return the names that read an answer's order: an unordered answer (a replayed patch) has none of them."""
+    return {name for name in names if needs_order(name)}
 
 
 def summarize_metrics(

@@ -72,7 +72,7 @@ def recipe_for(choice: AgentChoice) -> AgentRecipe:
     if choice.spec.origin is None:
         unknown = "it was not registered by a module, an entry point or the YAML config, so a child cannot find it"
         raise NotRebuildable(choice.name, unknown)
-    return AgentRecipe(choice.name, choice.spec.name, choice.param_index, choice.spec.origin)
+    return AgentRecipe(choice.registered_name, choice.spec.name, choice.param_index, choice.spec.origin)
 
 
 def build_agent(recipe: AgentRecipe) -> tuple[Any, list[Iterator[Any]]]:

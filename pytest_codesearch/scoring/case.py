@@ -11,6 +11,7 @@ from functools import lru_cache
 
 from pytest_codesearch.goldset.model import TestCase
 from pytest_codesearch.scoring.counts import CaseCounts
+from pytest_codesearch.scoring.profiles import get_profile
 from pytest_codesearch.scoring.ranking import Hits, hit_grades, ideal_grades
 from pytest_codesearch.scoring.registry import Formula, names_of
 from pytest_codesearch.scoring.sets import partial_credit
@@ -20,15 +21,17 @@ WITH_F_BETA = frozenset({"always", "f_beta"})
 OPTIONAL = frozenset({"lines", "symbols", "hard_negatives", "modules", "functions"})
 
 
-def metric_names(ks: Sequence[int], f_beta: bool = False) -> list[str]:
+def metric_names(ks: Sequence[int], f_beta: bool = False, profile: str = "native") -> list[str]:
     """Return the names of the metrics every scored case carries, in report order.
 
     The registry's metrics that apply to every case (and ``f_beta`` when ``f_beta`` is true), in
     registry order, each per-cut-off block repeated for each k of ``ks`` in the given order:
     ``precision, recall, f1, f1_partial, precision@1, recall@1, ..., mrr, map, r_precision``.
-    Raises ValueError unless every k is a distinct positive integer.
+    Raises ValueError unless every k is a distinct positive integer. The scoring ``profile``'s own names
+    follow (``scoring/profiles/``: CoSIL's ``top@k``, OrcaLoca's ``match``).
     """
-    return [name for name, _ in scoring_plan(tuple(ks), f_beta)]
+    native = [name for name, _ in scoring_plan(tuple(ks), f_beta)]
+    return [*native, *(n for n in get_profile(profile).metric_names(ks) if n not in native)]
 
 
 def optional_metric_names(ks: Sequence[int]) -> list[str]:
@@ -42,14 +45,14 @@ def optional_metric_names(ks: Sequence[int]) -> list[str]:
     return [name for name, _, _ in names_of(OPTIONAL, _checked(tuple(ks)))]
 
 
-def applicable_metrics(case: TestCase, ks: Sequence[int], f_beta: bool) -> list[str]:
+def applicable_metrics(case: TestCase, ks: Sequence[int], f_beta: bool, profile: str = "native") -> list[str]:
     """Return the names of the metrics that apply to ``case``, in report order.
 
     ``metric_names(ks, f_beta)``, then the line metrics if a ground-truth file gives ``lines``,
     the symbol metrics if one names ``symbols``, ``hard_negative_rate`` if the case also lists
     ``hard_negatives``, and the ``module_*`` / ``function_*`` metrics if it lists
     ``ground_truth_modules`` / ``ground_truth_functions``. A scored case carries exactly these; a
-    case in error carries each as 0.0.
+    case in error carries each as 0.0. Then the names the scoring ``profile`` adds (``metric_names``).
     """
     scopes = set(WITH_F_BETA if f_beta else ALWAYS)
     if any(entry.lines for entry in case.ground_truth_files):
@@ -62,7 +65,8 @@ def applicable_metrics(case: TestCase, ks: Sequence[int], f_beta: bool) -> list[
         scopes.add("modules")
     if case.ground_truth_functions:
         scopes.add("functions")
-    return [name for name, _, _ in names_of(frozenset(scopes), _checked(tuple(ks)))]
+    names = [name for name, _, _ in names_of(frozenset(scopes), _checked(tuple(ks)))]
+    return [*names, *(n for n in get_profile(profile).metric_names(ks) if n not in names)]
 
 
 def score_case(

@@ -22,10 +22,11 @@ from typing import Literal, Protocol, cast
 
 from pytest_codesearch.scoring.counts import CaseCounts
 
-Section = Literal["set", "ranking", "lines", "symbols", "modules", "functions"]
-Applies = Literal["always", "f_beta", "lines", "symbols", "hard_negatives", "modules", "functions"]
+Section = Literal["set", "ranking", "lines", "symbols", "modules", "functions", "profiles"]
+Applies = Literal["always", "f_beta", "lines", "symbols", "hard_negatives", "modules", "functions", "cosil", "orcaloca"]
 """always; only with ``--codesearch-f-beta``; cases whose ground truth gives lines, names symbols,
-names symbols and lists hard negatives, lists ``ground_truth_modules`` or ``ground_truth_functions``."""
+names symbols and lists hard negatives, lists ``ground_truth_modules`` or ``ground_truth_functions``;
+every case under the scoring profile of that name (``scoring/profiles/``)."""
 
 
 class Formula(Protocol):
@@ -47,6 +48,11 @@ class Metric:
     applies: Applies = "always"
     higher_is_better: bool = True
     trec_eval: str | None = None
+
+    @property
+    def needs_order(self) -> bool:
+        """Return whether the metric reads the answer's order (refused for an unordered answer)."""
+        return self.section not in ("set", "lines") and (self.section != "profiles" or self.at_k)
 
     def label(self) -> str:
         """Return the name as the docs show it: ``recall@k`` for a per-cut-off metric."""
@@ -216,6 +222,20 @@ METRICS: tuple[Metric, ...] = (
            applies="hard_negatives", higher_is_better=False),
     *_level_metrics("module", "modules", "top-level classes and functions (`path.py:Name`)"),
     *_level_metrics("function", "functions", "functions and methods (`path.py:Class.method`)"),
+    Metric("top", "profiles", "CoSIL's Top-k (`--codesearch-profile=cosil`): 1 when one of the first k of the "
+           "first 5 answered files is relevant, else 0; every case carries it.",
+           "1 if a ground-truth file is among the first min(k, 5) answered files, else 0", at_k=True, applies="cosil"),
+    Metric("function_top", "profiles", "CoSIL's function Top-k (`--codesearch-profile=cosil`): 1 when one of the "
+           "first k functions answered (in the first 5 files they name) has a ground-truth function's name, else 0.",
+           "1 if one of the first k answered names (`Class.method`, no path) is a ground-truth name, else 0",
+           at_k=True, applies="cosil"),
+    Metric("match", "profiles", "OrcaLoca's File Match (`--codesearch-profile=orcaloca`): 1 when every "
+           "ground-truth file is in the answer, else 0.", "1 if R > 0 and every ground-truth file is answered, "
+           "else 0", applies="orcaloca"),
+    Metric("function_match", "profiles", "OrcaLoca's Function Match (`--codesearch-profile=orcaloca`): 1 when "
+           "the files match and every ground-truth function is in the answer, else 0.",
+           "1 if `match` = 1 and every ground-truth function (`Class.__init__` as `Class`) is answered, else 0",
+           applies="orcaloca"),
 )
 """Every metric, in report order (see ``expand`` for how per-cut-off metrics are ordered)."""
 
@@ -228,6 +248,12 @@ def find_metric(name: str) -> Metric | None:
     if at and not k.isdigit():
         return None
     return _BY_LABEL.get(f"{base}@k" if at else base)
+
+
+def needs_order(name: str) -> bool:
+    """Return whether the reported metric ``name`` reads the answer's order (unknown: False)."""
+    metric = find_metric(name)
+    return metric is not None and metric.needs_order
 
 
 def higher_is_better(name: str) -> bool:

@@ -24,18 +24,21 @@ if TYPE_CHECKING:
 def choose_agents(
     config: pytest.Config, bench: BenchFile | None, settings: Settings
 ) -> tuple[AgentRegistry, list[AgentChoice]]:
-    """Return every registered agent and the ones ``settings.agents`` names; a usage error otherwise."""
+    """Return every registered agent and the ones ``settings.agents`` names, each followed by its blind twin
+    under ``--codesearch-blind``; a usage error otherwise."""
     registry = build_registry(config, bench)
     if settings.predictions is not None:  # the replay agent exists once it has predictions to replay
         from pytest_codesearch.agents.builtin.replay import replay_spec
+        from pytest_codesearch.scoring.profiles import get_profile
 
-        registry.add(replay_spec(settings.predictions))
+        registry.add(replay_spec(settings.predictions, get_profile(settings.profile).truth))
     try:
-        return registry, registry.select(settings.agents)
+        chosen = registry.select(settings.agents)
     except AgentSelectionError as exc:
         replay = "replay" in str(exc)
         needs = " (replay exists once --codesearch-predictions FILE gives it predictions)" if replay else ""
         raise pytest.UsageError(f"{exc}{needs}") from None
+    return registry, chosen + ([choice.blinded() for choice in chosen] if settings.blind else [])
 
 
 def build_registry(config: pytest.Config, bench: BenchFile | None) -> AgentRegistry:

@@ -43,7 +43,7 @@ class RunCollector:
         settings = state.settings
         header = JournalHeader(
             run=run_info(config, state),
-            metric_names=metric_names(settings.ks, settings.f_beta is not None),
+            metric_names=metric_names(settings.ks, settings.f_beta is not None, settings.profile),
             optional_metric_names=optional_metric_names(settings.ks),
             headline=list(settings.headline) or None,
         )

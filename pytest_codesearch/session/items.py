@@ -19,6 +19,7 @@ from pytest_codesearch.evaluate import CaseError, CaseSpec, error_record, evalua
 from pytest_codesearch.gcpause import paused_gc
 from pytest_codesearch.goldset import formats
 from pytest_codesearch.goldset.entries import format_error
+from pytest_codesearch.goldset.truthfile import GivenTruth, TruthFileError, apply_truth, load_truth_file
 from pytest_codesearch.nodeids import base_nodeid, case_name
 from pytest_codesearch.recordtext import MAX_FAILURE_CHARS, MAX_TEXT_CHARS, clip, safe_text
 from pytest_codesearch.repo.remote import RemoteCache, default_cache_dir
@@ -26,6 +27,7 @@ from pytest_codesearch.printable import visible
 from pytest_codesearch.repo.resolve import confined, default_repo, resolve_repo
 from pytest_codesearch.report.model import CaseResult, InvalidEntry
 from pytest_codesearch.runner.base import AgentCrashed, AgentError, AgentTimeout
+from pytest_codesearch.scoring.profiles import get_profile
 from pytest_codesearch.settings.model import Settings
 from pytest_codesearch.session.state import STATE, RunState
 
@@ -128,6 +130,8 @@ class GoldsetFile(pytest.File):
                 )
                 continue
             case = entry.case
+            if case.id in state.given_truth:
+                case = apply_truth(case, state.given_truth[case.id])
             commit = case.base_commit if case.base_commit is not None else base
             case_repo, case_error = (repo, repo_error) if case.repo is None else confined(resolve_repo(
                 case.repo, self.path, options.repos, remotes=options.remotes, commit=commit
@@ -249,10 +253,22 @@ class CaseItem(pytest.Function):
         return self.path, self.spec.line - 1, self.name
 
 
+def given_truth(settings: Settings) -> dict[str, GivenTruth]:
+    """Return the ``--codesearch-truth`` file's truth by case id (none without it); a broken file is a usage error."""
+    if settings.truth is None:
+        return {}
+    try:
+        return load_truth_file(settings.truth)
+    except TruthFileError as exc:
+        raise pytest.UsageError(f"--codesearch-truth: {exc}") from None
+
+
 def read_options(settings: Settings) -> formats.ReadOptions:
-    """Return what readers need from the run's settings: the repository map, the clone cache, the entity truth."""
+    """Return what readers need from the run's settings: the repository map, the clone cache, the entity truth
+    and the scoring profile's truth convention."""
     return formats.ReadOptions(
-        repos=dict(settings.repo_map), remotes=RemoteCache(default_cache_dir()), entity_truth=settings.entity_truth
+        repos=dict(settings.repo_map), remotes=RemoteCache(default_cache_dir()), entity_truth=settings.entity_truth,
+        convention=get_profile(settings.profile).truth,
     )
 
 

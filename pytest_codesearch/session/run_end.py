@@ -43,7 +43,8 @@ def parse_gates(settings: Settings, here: Path) -> Gates:
             settings.fail_under, settings.fail_on, settings.baseline,
             gate_any=settings.gate_any, history=history_dir(settings.cache_dir), here=here,
         )  # fmt: skip
-        gates.check_names([*metric_names(settings.ks, settings.f_beta is not None), *optional_metric_names(settings.ks)])
+        required = metric_names(settings.ks, settings.f_beta is not None, settings.profile)
+        gates.check_names([*required, *optional_metric_names(settings.ks)])
     except (GateError, HistoryError) as exc:
         raise pytest.UsageError(str(exc)) from None
     return gates

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_codesearch.agents.registry import AgentChoice, AgentRegistry
+from pytest_codesearch.goldset.truthfile import GivenTruth
 from pytest_codesearch.settings.model import Settings
 
 if TYPE_CHECKING:  # kept out of the import path: a run that selects no agent pays nothing for them
@@ -33,6 +34,8 @@ class RunState:
     local_results: dict[str, Any] = field(default_factory=dict)
     """Case records made in this process, by node id: the controller of a serial run takes them from
     here instead of parsing the JSON its own reports carry (under xdist it parses)."""
+    given_truth: dict[str, GivenTruth] = field(default_factory=dict)
+    """``--codesearch-truth``: the truth that replaces each named case's own, by case id."""
     goldset_cases: dict[str, int] = field(default_factory=dict)
     """Valid cases of each gold-set file this process collected, by path relative to the rootdir: the
     controller of a serial run counts a run's selection against them without reading the files again."""

@@ -71,6 +71,12 @@ class Settings:
     """The predictions the built-in ``replay`` agent answers with (None: it cannot be used)."""
     entity_truth: str
     """SWE-bench entity truth: ``patch`` (derived) or ``dataset`` (the instance's ``edit_functions``)."""
+    profile: str
+    """The scoring profile (``scoring/profiles/``): ``native``, ``locagent``, ``cosil`` or ``orcaloca``."""
+    truth: Path | None
+    """A truth file replacing the derived truth of the cases it names (None: none)."""
+    blind: bool
+    """Each agent also answers with an empty repository, as ``NAME-blind`` (``--codesearch-blind``)."""
     limit: int | None
     """Run only this many cases (None: all)."""
     sample: str

@@ -31,6 +31,7 @@ from pytest_codesearch.settings.types import (
     recorded,
 )
 from pytest_codesearch.report.render.formats import REPORT_DIR_FORMATS
+from pytest_codesearch.scoring.profiles import PROFILES
 
 DEFAULT_RUNS = 3
 DEFAULT_KS = (1, 5, 10)
@@ -182,6 +183,17 @@ OPTIONS: tuple[Option, ...] = (
            "function- and module-level truth from the patch, or take the dataset's own `edit_functions` (as "
            "LocAgent's published tables do)", flag="--codesearch-entity-truth", ini="codesearch_entity_truth",
            yaml="evaluation.entity_truth", identity=True),
+    Option("profile", Choice(tuple(PROFILES), metavar="NAME"), "native", "score as a paper's evaluator does: "
+           "native, locagent (= SweRank), cosil or orcaloca (truth convention, cut-offs, denominator, metric "
+           "names; docs/profiles.md)", flag="--codesearch-profile", ini="codesearch_profile",
+           yaml="evaluation.profile", identity=True),
+    Option("truth", PathValue(metavar="FILE"), None, "ground truth that replaces the derived truth of the cases "
+           "it names (CoSIL's gt.json, or JSONL with instance_id, files, modules, functions; docs/profiles.md)",
+           flag="--codesearch-truth", ini="codesearch_truth", yaml="evaluation.truth", shown_default="none",
+           identity=True),
+    Option("blind", Boolean(), False, "memorization control: each agent also answers every case with an empty "
+           "repository, as agent NAME-blind beside NAME (docs/blind.md)", flag="--codesearch-blind",
+           yaml="evaluation.blind", action="store_true", shown_default="off", identity=True),
     Option("limit", Integer(metavar="N"), None, "run only N cases: the first N of the seeded order, or a sample "
            "(--codesearch-sample)", flag="--codesearch-limit", yaml="evaluation.limit", shown_default="all cases", identity=True),
     Option("sample", Choice(("first", "stratified"), metavar="HOW"), "first", "with --codesearch-limit: the "

@@ -5,7 +5,10 @@ per instance. A record names its case by ``instance_id`` (or ``id``) and gives r
 files as ``found_files`` or ``files``, module-level entities (``path.py:Name``) as ``found_modules`` or
 ``modules``, function-level entities (``path.py:Class.method``) as ``found_entities`` or ``functions``.
 These are the keys of LocAgent's ``loc_outputs.jsonl``, so its published outputs replay as they are.
-A case without a prediction gets an empty answer (it scores 0, as in LocAgent's evaluation).
+Agentless's and CoSIL's outputs give functions as ``found_related_locs`` instead (``function: Name`` and
+``class: Name`` entries per file). A SWE-bench prediction (``model_patch``) answers with the files and
+functions its patch edits at the case's base, an unordered set (``patches.py``). A case without a
+prediction gets an empty answer (it scores 0, as in LocAgent's evaluation).
 
 The agent is registered as ``replay`` when ``--codesearch-predictions FILE`` is given (``replay_spec``).
 """
@@ -13,13 +16,17 @@ The agent is registered as ``replay`` when ``--codesearch-predictions FILE`` is 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pytest_codesearch.agents.contract import RetrievalResult
 from pytest_codesearch.agents.registry import AgentSpec, class_spec
+from pytest_codesearch.agents.builtin.patches import answer_from_patch, related_locs
 from pytest_codesearch.agents.builtin.sanity import CaseInfo
+from pytest_codesearch.agents.contract import UNORDERED
+from pytest_codesearch.repo.reader import SnapshotView
 
 ID_KEYS = ("instance_id", "id")
 LIST_KEYS = {"files": ("found_files", "files"), "modules": ("found_modules", "modules"),
@@ -38,6 +45,8 @@ class Prediction:
     files: tuple[str, ...] = ()
     modules: tuple[str, ...] = ()
     functions: tuple[str, ...] = ()
+    patch: str | None = None
+    """A predicted patch (``model_patch``): the answer is what it edits at the base."""
 
 
 def load_predictions(path: Path) -> dict[str, Prediction]:
@@ -81,6 +90,11 @@ def _prediction(path: Path, line: int, record: Any) -> tuple[str, Prediction]:
     case_id = next((record[key] for key in ID_KEYS if key in record), None)
     if not isinstance(case_id, str) or not case_id:
         raise PredictionsError(f"{where}: instance_id: missing, or not a string (the case id it answers)")
+    if "model_patch" in record:
+        patch = record["model_patch"]
+        if patch is not None and not isinstance(patch, str):
+            raise PredictionsError(f"{where}: model_patch: must be a string (a unified diff) or null")
+        return case_id, Prediction(patch=patch or "")
     lists: dict[str, tuple[str, ...]] = {}
     for field, keys in LIST_KEYS.items():
         key = next((k for k in keys if k in record), None)
@@ -88,7 +102,12 @@ def _prediction(path: Path, line: int, record: Any) -> tuple[str, Prediction]:
         if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
             raise PredictionsError(f"{where}: {key}: must be a list of strings, best first")
         lists[field] = tuple(value)
-    return case_id, Prediction(**lists)
+    if not lists["functions"] and "found_related_locs" in record:
+        found = related_locs(record["found_related_locs"], lists["files"])
+        if found is None:
+            raise PredictionsError(f"{where}: found_related_locs: must map each file to its location strings")
+        lists["functions"] = tuple(found)
+    return case_id, Prediction(lists["files"], lists["modules"], lists["functions"])
 
 
 class ReplayAgent:
@@ -100,17 +119,30 @@ class ReplayAgent:
 
     needs_directory = False
 
-    def __init__(self, predictions: str | Path) -> None:
+    def __init__(self, predictions: str | Path, convention: str = "native") -> None:
         self.path = Path(predictions)
+        self.convention = convention
         self.predictions = load_predictions(self.path)
         self._case_id: str | None = None
+        self._read: Callable[[str], bytes | None] = lambda path: None
+        self._viewed = False
 
     def observe_case(self, case: CaseInfo) -> None:
         """Remember which case is about to be asked."""
         self._case_id = case.case_id
 
+    def use_snapshot(self, view: SnapshotView) -> None:
+        """Read the base of a predicted patch through the harness's reader (in this process)."""
+        self._read = view.read
+        self._viewed = True
+
     def initialize(self, repo_path: str) -> None:
-        """Nothing to index: the answers are given."""
+        """Nothing to index: the answers are given; a predicted patch is read against ``repo_path``
+        (in a child process, where the snapshot is a directory) unless ``use_snapshot`` gave a reader."""
+        if not self._viewed:
+            root = Path(repo_path)
+            self._read = lambda path: (root / path).read_bytes() if (root / path).is_file() else None
+        self._viewed = False
 
     def reset(self) -> None:
         """Nothing to reset."""
@@ -118,9 +150,18 @@ class ReplayAgent:
     def retrieve(self, query: str) -> RetrievalResult:
         """Return the prediction of the current case (an empty answer when it has none)."""
         found = self.predictions.get(self._case_id or "", Prediction())
+        if found.patch is not None:
+            edited = answer_from_patch(found.patch, self._read, self.convention)
+            metadata: dict[str, Any] = {UNORDERED: True}
+            if edited.problem is not None:
+                metadata["patch_problem"] = edited.problem
+            return RetrievalResult(files=list(edited.files), functions=list(edited.functions),
+                                   modules=list(edited.modules), metadata=metadata)  # fmt: skip
         return RetrievalResult(files=list(found.files), functions=list(found.functions), modules=list(found.modules))
 
 
-def replay_spec(predictions: Path) -> AgentSpec:
-    """Return the ``replay`` agent answering from ``predictions``."""
-    return class_spec("replay", ReplayAgent, {"predictions": str(predictions)}, "--codesearch-predictions")
+def replay_spec(predictions: Path, convention: str = "native") -> AgentSpec:
+    """Return the ``replay`` agent answering from ``predictions``; a predicted patch's entities are named by the
+    truth ``convention`` (the scoring profile's)."""
+    given = {"predictions": str(predictions), "convention": convention}
+    return class_spec("replay", ReplayAgent, given, "--codesearch-predictions")

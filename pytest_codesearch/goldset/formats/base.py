@@ -28,6 +28,9 @@ class ReadOptions:
     entity_truth: str = "patch"
     """SWE-bench: ``patch`` derives functions and modules from the patch; ``dataset`` takes the instance's
     own ``edit_functions`` (as LocAgent's tables do; ``--codesearch-entity-truth``)."""
+    convention: str = "native"
+    """SWE-bench: how entities derived from the patch are named (``goldset/conventions.py``; the scoring
+    profile's truth convention)."""
 
 
 @dataclass(frozen=True)

@@ -142,7 +142,7 @@ class _CaseBuilder:
         except PatchError as exc:
             return None, f"patch: {exc}"
         try:
-            truth = truth_from_patch(patch, _tree_reader(repository, commit))
+            truth = truth_from_patch(patch, _tree_reader(repository, commit), self.options.convention)
         except MissingBlob as exc:
             where = f"base_commit: {record['base_commit'][:12]} needs {exc}"
             return None, f"{where}, but {repository.path} lacks it (a partial clone?)"

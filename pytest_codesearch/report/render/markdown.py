@@ -14,6 +14,7 @@ from pytest_codesearch.report.render.markdown_stats import (
 )
 from pytest_codesearch.report.render.mdtable import MISSING, bold_best, escape_cell, mean_interval, table
 from pytest_codesearch.report.model import RunReport
+from pytest_codesearch.report.render.replayed import replay_notes
 from pytest_codesearch.scoring.registry import find_metric
 
 TITLE = "# Code search benchmark results"
@@ -92,6 +93,7 @@ def _results_section(report: RunReport, headline: Sequence[str]) -> str:
         "(docs/results-format.md says how it is chosen); results.json holds every metric."
     ]
     notes += _denominator_notes(report, headline)
+    notes += [escape_cell(note) for note in replay_notes(report)]
     if report.not_run:
         notes.append(
             f"{len(report.not_run)} collected case(s) never ran; "
@@ -141,6 +143,8 @@ def _run_section(report: RunReport) -> str:
         f"Gold sets: {', '.join(run.goldsets) or MISSING}",
         f"Answer length asked of agents (k): {'not set' if run.k is None else run.k}",
         f"Metric cut-offs: {', '.join(map(str, run.ks)) or MISSING}",
+        f"Scoring profile: {run.profile} (docs/profiles.md)",
+        f"Blind twins (memorization control): {'yes, NAME-blind' if run.blind else 'no'}",
         f"Workers: {run.workers}",
         f"Bootstrap resamples: {run.bootstrap}, significance level: {run.alpha:g}",
         f"F-beta: {'not computed' if run.f_beta is None else f'beta = {run.f_beta:g}'}",

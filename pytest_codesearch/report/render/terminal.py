@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pytest_codesearch.report.render.replayed import patch_problems, replay_notes
 from pytest_codesearch.report.headline import headline_metrics
 from pytest_codesearch.report.model import Leader, MetricSummary, RunReport
 from pytest_codesearch.report.stats import DETECTABLE_DIFFERENCE, POWER
@@ -166,6 +167,16 @@ def _line(columns: Sequence[Column], texts: Sequence[str]) -> str:
 def _notes(report: RunReport) -> list[str]:
     """Return one line per problem a reader must not miss."""
     notes = []
+    if report.run.profile != "native":
+        notes.append(f"scored under the {report.run.profile} profile (docs/profiles.md)")
+    if report.run.blind:
+        notes.append("blind: each agent also answered with an empty repository (NAME-blind); "
+                     "comparisons in summary.md give the difference")  # fmt: skip
+    notes += replay_notes(report)[:1]
+    problems = patch_problems(report)
+    if problems:
+        notes.append(f"{len(problems)} replayed patch(es) empty or not applicable, scored as empty answers "
+                     "(summary.md lists them)")  # fmt: skip
     if report.invalid:
         notes.append(f"invalid gold-set entries: {len(report.invalid)} (see summary.md)")
     if report.not_run:
