@@ -13,6 +13,7 @@ import json
 import os
 from pathlib import Path
 
+import pygit2
 import pytest
 from gitrepo import commit, init_repo, write_files
 
@@ -127,3 +128,46 @@ def test_a_blob_written_through_its_link_is_rewritten_for_every_snapshot(tmp_pat
     for snapshot in (one, two):
         root = store.directory(snapshot)
         assert (root / "a.py").read_text() == "shared\n"
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root to become another user")
+def test_an_agent_that_owns_the_cache_but_is_not_root_cannot_write_its_snapshot() -> None:
+    import shutil
+    import tempfile
+
+    from pytest_codesearch.repo.seal import remove_tree
+
+    place = Path(tempfile.mkdtemp(prefix="codesearch-readonly-"))  # not under tmp_path: 0700 for root only
+    try:
+        head = commit(init_repo(place / "project"), {"src/a.py": "a\n"}, "first")
+        for folder, names, files in os.walk(place):  # the user who runs the benchmark owns it all
+            for name in [".", *names, *files]:
+                os.chown(os.path.join(folder, name), 65534, 65534)
+        pid = os.fork()
+        if pid == 0:  # the child becomes that user, builds the snapshot, then tries what an agent might
+            code = 3
+            try:
+                os.setgid(65534)
+                os.setuid(65534)
+                for level in (pygit2.enums.ConfigLevel.GLOBAL, pygit2.enums.ConfigLevel.XDG):
+                    pygit2.settings.search_path[level] = str(place)  # root's ~/.gitconfig is unreadable now
+                store = SnapshotStore(place / "cache", materialize=False)
+                snapshot = store.get(place / "project", head)
+                root = store.directory(snapshot)
+                code = 0
+                for attempt in (lambda: open(root / "src" / "a.py", "a"), lambda: open(root / "new.py", "w"),
+                                lambda: os.remove(root / "src" / "a.py"), lambda: os.mkdir(root / "dir")):
+                    try:
+                        attempt()
+                    except PermissionError:
+                        continue
+                    code = 1
+                code = code or (2 if store.check(snapshot) else 0)
+            except BaseException as exc:
+                os.write(2, repr(exc).encode())
+            finally:
+                os._exit(code)
+        assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0  # built, and every attempt was refused
+    finally:
+        remove_tree(place)
+        shutil.rmtree(place, ignore_errors=True)

@@ -10,6 +10,7 @@ import pygit2
 from shop_repo import build_shop
 
 from pytest_codesearch.goldset.formats import ReadOptions, load
+from pytest_codesearch.repo.resolve import resolve_repo
 from pytest_codesearch.repo.snapshot import SnapshotStore
 
 
@@ -23,8 +24,11 @@ def test_a_git_directory_that_libgit2_takes_for_non_bare_is_the_repository(tmp_p
                 "problem_statement": "Adding the same item twice counts it twice.", "patch": patch}  # fmt: skip
     (tmp_path / "lite.jsonl").write_text(json.dumps(instance) + "\n")
 
-    (case,) = load(tmp_path / "lite.jsonl", ReadOptions(repos={"acme/shop": mirror})).cases
+    repos = {"acme/shop": mirror}
+    (case,) = load(tmp_path / "lite.jsonl", ReadOptions(repos=repos)).cases
 
-    assert case.repo is not None and Path(case.repo).resolve() == mirror.resolve()
-    snapshot = SnapshotStore(tmp_path / "cache", materialize=False).get(Path(case.repo), base)
+    assert case.repo == "acme/shop"  # the map finds it again: a run resolves it as the reader did
+    found, _ = resolve_repo(case.repo, tmp_path / "lite.jsonl", repos)
+    assert found == mirror.resolve()
+    snapshot = SnapshotStore(tmp_path / "cache", materialize=False).get(found, base)
     assert snapshot.files == {"pkg/shop.py", "pkg/util.py", "docs/legacy.txt"}

@@ -6,7 +6,7 @@ would change what every later agent sees. So, before it is published, :func:`sea
 file 0444 (0555 if executable) and every folder 0555, and records each file's inode, size and
 modification time in a seal, ``<cache_dir>/.seals/<name>-<inode of the directory>``, out of the agents'
 sight. Permissions stop an agent that is not root; root ignores them, so :func:`changes` compares the
-directory with its seal (one ``lstat`` per file, about 2 ms for 1,000 files): a file written, replaced,
+directory with its seal (one ``lstat`` per file, about 5 ms for 1,000 files): a file written, replaced,
 removed or added is a change. The store rebuilds a changed directory and the agent that changed it is
 told so (``evaluate.py``).
 
