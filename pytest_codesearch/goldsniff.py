@@ -51,7 +51,7 @@ def _single_instance(path: Path) -> bool:
         return False  # a report or another document, not one instance
     try:
         value = _LENIENT.decode(data.decode("utf-8-sig"))
-    except ValueError:  # also UnicodeDecodeError: a broken instance file is still one, so its error shows
+    except (ValueError, RecursionError):  # also UnicodeDecodeError, or nesting too deep: a broken instance is still one
         return b'"test_cases"' not in data
     return isinstance(value, dict) and "instance_id" in value and "base_commit" in value
 
@@ -78,7 +78,7 @@ def _json_looks_like_goldset(data: bytes) -> bool:
         return False
     try:
         document = _LENIENT.decode(data.decode("utf-8-sig"))
-    except ValueError:  # also UnicodeDecodeError: a broken gold set is still one
+    except (ValueError, RecursionError):  # also UnicodeDecodeError, or nesting too deep: a broken gold set is still one
         return True
     return isinstance(document, dict) and isinstance(document.get("test_cases"), list)
 
@@ -96,7 +96,7 @@ def _jsonl_looks_like_goldset(raw: bytes) -> bool:
         return False
     try:
         first = _LENIENT.decode(raw.decode("utf-8-sig"))
-    except ValueError:
+    except (ValueError, RecursionError):
         return b'"ground_truth_files"' in raw or b'"metadata"' in raw
     if not isinstance(first, dict):
         return False

@@ -133,7 +133,7 @@ def test_failures_outside_the_agent_call_are_error_records_with_their_text(
     assert "Traceback" not in result.stdout.str()
     errors = {c["goldset"]: (c["status"], c["error"]) for c in read_results(pytester.path)["cases"]}
     assert read_results(pytester.path)["not_run"] == []
-    assert errors["git.jsonl"] == ("error", f"{pytester.path / 'broken'}: cannot list {head!r}: {src}: failed to "
+    assert errors["git.jsonl"] == ("error", f"base_commit: {pytester.path / 'broken'}: cannot list {head!r}: {src}: failed to "
                                             "inflate loose object; the clone may be incomplete")
     assert errors["meta.jsonl"] == ("error", "agent 'deepmeta' returned metadata nested more than 64 levels deep: "
                                              "use str, int, float, bool, None, list or dict")

@@ -31,7 +31,6 @@ from pytest_codesearch.settings.types import (
     recorded,
 )
 from pytest_codesearch.report.render.formats import REPORT_DIR_FORMATS
-from pytest_codesearch.scoring.profiles import PROFILES
 
 DEFAULT_RUNS = 3
 DEFAULT_KS = (1, 5, 10)
@@ -43,6 +42,9 @@ DEFAULT_BOOTSTRAP = 1000
 DEFAULT_HISTORY_KEEP = 100
 DEFAULT_ALPHA = 0.05
 DEFAULT_INDEX_TIMEOUT = 600.0
+PROFILE_NAMES = ("native", "locagent", "cosil", "orcaloca")
+"""The scoring profiles' names, as ``scoring.profiles.PROFILES`` registers them (a test keeps the two equal:
+importing the profiles here would load the scoring library in every pytest run)."""
 REPORT_FORMATS = REPORT_DIR_FORMATS
 """The report files' format names, from the report-format registry."""
 
@@ -183,7 +185,7 @@ OPTIONS: tuple[Option, ...] = (
            "function- and module-level truth from the patch, or take the dataset's own `edit_functions` (as "
            "LocAgent's published tables do)", flag="--codesearch-entity-truth", ini="codesearch_entity_truth",
            yaml="evaluation.entity_truth", identity=True),
-    Option("profile", Choice(tuple(PROFILES), metavar="NAME"), "native", "score as a paper's evaluator does: "
+    Option("profile", Choice(PROFILE_NAMES, metavar="NAME"), "native", "score as a paper's evaluator does: "
            "native, locagent (= SweRank), cosil or orcaloca (truth convention, cut-offs, denominator, metric "
            "names; docs/profiles.md)", flag="--codesearch-profile", ini="codesearch_profile",
            yaml="evaluation.profile", identity=True),
