@@ -34,6 +34,8 @@ RESUME_KEY = "codesearch_resume"
 """``workerinput`` key: node ids the controller resumes, which every worker deselects alike."""
 UNIVERSE_KEY = "codesearch_universe"
 """``workerinput`` key: the node ids a resumed run may run (the interrupted run's selection)."""
+RUN_TOKEN_KEY = "codesearch_run_token"
+"""``workerinput`` key: the run's token, naming the directory where workers journal their cases."""
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -127,6 +129,7 @@ def pytest_configure(config: pytest.Config) -> None:
         _resume(config, state, plan)
     else:
         state.skip = frozenset(workerinput.get(RESUME_KEY, ()))
+        state.run_token = workerinput.get(RUN_TOKEN_KEY)
         universe = workerinput.get(UNIVERSE_KEY)
         state.universe = None if universe is None else frozenset(universe)
     _use_stores(config, state)
@@ -267,11 +270,13 @@ class XdistHooks:
         self.seed = state.seed
         self.skip = sorted(state.skip)
         self.universe = None if state.universe is None else sorted(state.universe)
+        self.run_token = state.run_token
 
     def pytest_configure_node(self, node: Any) -> None:
         """Put the seed and the resumed and selectable node ids in the worker's input."""
         node.workerinput[SEED_KEY] = self.seed
         node.workerinput[RESUME_KEY] = self.skip
+        node.workerinput[RUN_TOKEN_KEY] = self.run_token
         if self.universe is not None:
             node.workerinput[UNIVERSE_KEY] = self.universe
 

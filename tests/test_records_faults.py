@@ -271,12 +271,17 @@ def test_a_full_disk_at_the_journal_stops_the_run_cleanly_and_resume_finishes_it
     assert "INTERNALERROR" not in output and "Traceback" not in output
     assert len(journal.read_text(encoding="utf-8").splitlines()) == 7
     monkeypatch.setattr(JournalWriter, "open_file", staticmethod(unbuffered))  # the disk has room again
+    answered = (pytester.path / "answered.log").read_text().splitlines()
     (pytester.path / "answered.log").unlink()
     resumed = pytester.runpytest(*common, "--codesearch-resume")
-    resumed.assert_outcomes(passed=8)
+    # serial: the 4 records the journal kept; the 5th answer, whose write failed, is asked again.
+    # -n 2: the workers' own journals (on another disk here) also kept every other case they answered
+    reused = len(answered) if dist == "-n2" else 4
+    resumed.stdout.fnmatch_lines([f"codesearch: resuming the run of *: {reused} completed case(s) reused"])
+    resumed.assert_outcomes(passed=12 - reused)
     final = read_results(pytester.path)
     assert (len(final["cases"]), final["incomplete"]) == (12, False)
-    assert len((pytester.path / "answered.log").read_text().splitlines()) == 8
+    assert len((pytester.path / "answered.log").read_text().splitlines()) == 12 - reused
 
 
 HUGE_AGENT = """
@@ -332,3 +337,47 @@ def test_the_history_keeps_the_newest_runs_and_prunes_the_oldest(pytester: pytes
     once = pytester.runpytest("--codesearch-agent=oracle", "--codesearch-history-keep=1")
     once.assert_outcomes(passed=3)
     assert len(list(history.iterdir())) == 1
+
+
+INTERRUPTER = """
+import os
+import signal
+import time
+from pathlib import Path
+import pytest_codesearch as pcs
+
+def search(query):
+    if query == "q7" and Path("interrupt").exists():
+        Path("interrupt").unlink()
+        os.kill(os.getppid(), signal.SIGINT)  # Ctrl-C reaches the controller; this worker finishes its case
+        time.sleep(1)
+    with open("answered.log", "a") as log:
+        log.write(query + "\\n")
+    return ["src/app.py"]
+
+@pcs.agent(name="steady")
+def steady():
+    return search
+"""
+
+
+def test_under_xdist_an_interrupt_loses_no_answered_case(
+    pytester: pytest.Pytester, make_conftest: Callable[[str], None]
+) -> None:
+    cases = [{"id": f"c{i}", "query": f"q{i}", "ground_truth_files": ["src/app.py"]} for i in range(12)]
+    write_project(pytester.path, cases)
+    make_conftest(INTERRUPTER)
+    (pytester.path / "interrupt").touch()
+    common = ["--codesearch-agent=steady", "--codesearch-runs=1", "--codesearch-seed=3", "-p", "no:cacheprovider",
+              "-n", "2"]
+    first = pytester.runpytest_subprocess(*common)
+    assert first.ret == pytest.ExitCode.INTERRUPTED
+    answered = (pytester.path / "answered.log").read_text().split()
+    journal = (pytester.path / "codesearch-report" / "journal.jsonl").read_text(encoding="utf-8").splitlines()
+    recorded = [json.loads(line)["case"]["query"] for line in journal if line.startswith('{"case"')]
+    assert "q7" in answered and sorted(recorded) == sorted(answered)  # every answer the workers had is kept
+    resumed = pytester.runpytest_subprocess(*common[:-2], "--codesearch-resume")  # serial: what is left, if any
+    assert resumed.ret == pytest.ExitCode.OK
+    assert sorted((pytester.path / "answered.log").read_text().split()) == sorted(f"q{i}" for i in range(12))
+    assert not (pytester.path / "codesearch-report" / ".workers").exists()
+    assert len(read_results(pytester.path)["cases"]) == 12

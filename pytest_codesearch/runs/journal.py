@@ -11,6 +11,9 @@ the one writer of journals (a live run's, a merge's).
 from __future__ import annotations
 
 import json
+import os
+import secrets
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +36,9 @@ class JournalHeader(_Record):
     metric_names: list[str] = Field(description="Metrics every scored case carries, in report order.")
     optional_metric_names: list[str] = Field(default_factory=list, description="Metrics only some cases carry.")
     headline: list[str] | None = Field(default=None, description="Metrics asked for as the headline; null: automatic.")
+    run_token: str | None = Field(
+        default=None, description="Names the directory (.workers/<token>/) where the run's xdist workers journal."
+    )
 
 
 class JournalEnd(_Record):
@@ -145,6 +151,77 @@ class JournalWriter:
             self.close()
             return False
         return True
+
+
+WORKERS_DIR = ".workers"
+"""Sub-directory of the report directory where xdist workers journal the cases they made, one directory per run."""
+
+
+def worker_journal_dir(report_dir: Path, token: str) -> Path:
+    """Return where the workers of the run ``token`` journal their cases."""
+    return report_dir / WORKERS_DIR / token
+
+
+class WorkerJournal:
+    """An xdist worker's own journal: each case record it made, one line, written before its report leaves.
+
+    Under ``-n`` an interrupt stops the controller reading reports while workers still finish the cases
+    they run: their records would be lost (and paid for again by a resume). Each worker appends them to
+    a file of its own (``<pid>-<random>.jsonl``, never keyed on the worker id, which replacement workers
+    reuse) in ``worker_journal_dir``; the controller's end and ``--codesearch-resume`` take what is there.
+    Best effort: a file that cannot be written is given up silently (the controller's journal still holds
+    every record that arrived).
+    """
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self._stream: BinaryIO | None = None
+        self._failed = False
+
+    def case(self, record_json: str) -> None:
+        """Append one case record (``CaseResult`` JSON)."""
+        if self._failed:
+            return
+        data = memoryview(f'{{"case": {record_json}}}\n'.encode("utf-8"))
+        try:
+            if self._stream is None:
+                self.directory.mkdir(parents=True, exist_ok=True)
+                name = f"{os.getpid()}-{secrets.token_hex(4)}.jsonl"
+                self._stream = open(self.directory / name, "wb", buffering=0)
+            while data:
+                data = data[self._stream.write(data) or 0 :]
+        except OSError:
+            self._failed = True
+
+
+def read_worker_journals(directory: Path) -> list[CaseResult]:
+    """Return the case records the workers journaled in ``directory``; torn or garbled lines are skipped."""
+    records = []
+    for path in sorted(directory.glob("*.jsonl")):
+        try:
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            try:
+                kind, payload = _parse_line(line)
+                if kind == "case":
+                    records.append(CaseResult.model_validate(payload))
+            except (ValueError, ValidationError):
+                continue
+    return records
+
+
+def remove_worker_journals(report_dir: Path, keep: str | None = None) -> None:
+    """Remove the workers' journals under ``report_dir``, but the run ``keep``'s."""
+    root = report_dir / WORKERS_DIR
+    if not root.is_dir():
+        return
+    for entry in root.iterdir():
+        if entry.name != keep:
+            shutil.rmtree(entry, ignore_errors=True)
+    if keep is None:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def read_journal(path: Path) -> RunRecords:

@@ -17,7 +17,13 @@ from pathlib import Path
 from pytest_codesearch.nodeids import base_nodeid
 from pytest_codesearch.report.model import CaseResult, RunInfo
 from pytest_codesearch.runs.identity import first_difference
-from pytest_codesearch.runs.journal import JournalError, RunRecords, read_journal
+from pytest_codesearch.runs.journal import (
+    JournalError,
+    RunRecords,
+    read_journal,
+    read_worker_journals,
+    worker_journal_dir,
+)
 
 
 @dataclass(frozen=True)
@@ -52,6 +58,9 @@ def load_earlier(journal: Path) -> ResumePlan:
         earlier = read_journal(journal)
     except JournalError as exc:
         return ResumePlan(None, f"cannot resume ({exc}): running every case")
+    if earlier.header.run_token:  # what its xdist workers answered after the controller stopped listening
+        for case in read_worker_journals(worker_journal_dir(journal.parent, earlier.header.run_token)):
+            earlier.cases.setdefault(case.nodeid, case)
     return ResumePlan(earlier, "")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import platform
+import secrets
 import sys
 import time
 from datetime import datetime, timezone
@@ -20,7 +21,16 @@ from pytest_codesearch.report.render.terminal import render_terminal
 from pytest_codesearch.repo.prune import pruning_note
 from pytest_codesearch.runner.inprocess import timing_overhead_ns
 from pytest_codesearch.runs.finish import Finished, exit_status
-from pytest_codesearch.runs.journal import JOURNAL_NAME, JournalEnd, JournalHeader, JournalWriter, RunRecords
+from pytest_codesearch.runs.journal import (
+    JOURNAL_NAME,
+    JournalEnd,
+    JournalHeader,
+    JournalWriter,
+    RunRecords,
+    read_worker_journals,
+    remove_worker_journals,
+    worker_journal_dir,
+)
 from pytest_codesearch.runs.reportdir import ReportDirBusy, ReportLock, supersede
 from pytest_codesearch.runs.resume import file_digest
 from pytest_codesearch.scoring import metric_names, optional_metric_names
@@ -41,11 +51,13 @@ class RunCollector:
         self.config = config
         self.state = state
         settings = state.settings
+        state.run_token = secrets.token_hex(8)
         header = JournalHeader(
             run=run_info(config, state),
             metric_names=metric_names(settings.ks, settings.f_beta is not None, settings.profile),
             optional_metric_names=optional_metric_names(settings.ks),
             headline=list(settings.headline) or None,
+            run_token=state.run_token,
         )
         self.records = RunRecords(header)
         self.journal: JournalWriter | None = None
@@ -88,6 +100,21 @@ class RunCollector:
             return
         self.journal.replay(self.records)
         self._check_journal()
+        # an earlier run's worker journals were taken by the resume (configure) and replayed above
+        remove_worker_journals(self.state.settings.report_dir, keep=self.state.run_token)
+
+    def _take_worker_journals(self) -> None:
+        """Journal what xdist workers answered but whose reports never arrived (an interrupt), then remove
+        their files once the journal holds them."""
+        token = self.state.run_token
+        if token is None or self.config.pluginmanager.getplugin("dsession") is None:
+            return  # no xdist workers
+        directory = worker_journal_dir(self.state.settings.report_dir, token)
+        for case in read_worker_journals(directory):
+            if case.nodeid not in self.records.cases:
+                self._case(case, case.model_dump_json())
+        if self.journal is not None and self.journal_error is None:
+            remove_worker_journals(self.state.settings.report_dir)
 
     def _check_journal(self) -> None:
         """Stop the session, once, when the journal could not be written (a full disk): every case after
@@ -140,6 +167,7 @@ class RunCollector:
             return
         if self._journal_pending:  # nothing was collected (a collection error, no gold set)
             self._open_journal()
+        self._take_worker_journals()
         # the status the records give (a resumed run that had nothing left to run is 0, not pytest's 5)
         status = exit_status(int(exitstatus), self.records, sharded=self.state.settings.shard is not None)
         end = JournalEnd(finished_at=_now(), exit_status=status)

@@ -26,6 +26,7 @@ from pytest_codesearch.repo.remote import RemoteCache, default_cache_dir
 from pytest_codesearch.printable import visible
 from pytest_codesearch.repo.resolve import confined, default_repo, resolve_repo
 from pytest_codesearch.report.model import CaseResult, InvalidEntry
+from pytest_codesearch.runs.journal import WorkerJournal, worker_journal_dir
 from pytest_codesearch.runner.base import AgentCrashed, AgentError, AgentTimeout
 from pytest_codesearch.scoring.profiles import get_profile
 from pytest_codesearch.settings.model import Settings
@@ -84,7 +85,12 @@ def attach_record(item: pytest.Item, report: pytest.TestReport) -> None:
             text = result.model_dump_json()
             report.outcome, report.longrepr = "failed", f"{item.spec.goldset}:{item.spec.line}: {reason}"
         setattr(report, CASE_ATTRIBUTE, text)
-        item.config.stash[STATE].local_results[item.nodeid] = result
+        state = item.config.stash[STATE]
+        state.local_results[item.nodeid] = result
+        if state.worker_id is not None and state.run_token:  # kept even if the controller stops listening
+            if state.worker_journal is None:
+                state.worker_journal = WorkerJournal(worker_journal_dir(state.settings.report_dir, state.run_token))
+            state.worker_journal.case(text)
     elif isinstance(item, BrokenEntryItem):
         setattr(report, INVALID_ATTRIBUTE, item.invalid_entry().model_dump_json())
 

@@ -36,6 +36,10 @@ class RunState:
     here instead of parsing the JSON its own reports carry (under xdist it parses)."""
     given_truth: dict[str, GivenTruth] = field(default_factory=dict)
     """``--codesearch-truth``: the truth that replaces each named case's own, by case id."""
+    run_token: str | None = None
+    """The run's token (the controller's, handed to workers): names where xdist workers journal their cases."""
+    worker_journal: Any = None
+    """A worker's ``WorkerJournal``, opened with its first case (None on the controller)."""
     goldset_cases: dict[str, int] = field(default_factory=dict)
     """Valid cases of each gold-set file this process collected, by path relative to the rootdir: the
     controller of a serial run counts a run's selection against them without reading the files again."""

@@ -1,0 +1,63 @@
+"""Text safe for records: any string an input can hold becomes a record that serialises, bounded."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pytest_codesearch.goldset.formats import load
+from pytest_codesearch.recordtext import MAX_QUERY_CHARS, MAX_TEXT_CHARS, safe_record, safe_text
+from pytest_codesearch.report.model import CaseResult
+from pytest_codesearch.status import Status
+
+# every code point, lone surrogates and control characters included
+any_text = st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x10FFFF), max_size=40)
+
+
+def test_surrogate_escaped_bytes_read_as_the_byte_and_others_as_their_code_point() -> None:
+    name = b"caf\xe9/x\xff.py".decode("utf-8", "surrogateescape")
+    assert safe_text(name) == "caf\\xe9/x\\xff.py"
+    assert safe_text("login \ud800 view \udfff") == "login \\ud800 view \\udfff"
+    assert safe_text("plain ascii and ünïcode") == "plain ascii and ünïcode"
+
+
+@settings(max_examples=200, deadline=None)
+@given(query=any_text, entries=st.lists(any_text, max_size=4), error=any_text, key=any_text, long=st.integers(0, 3))
+def test_any_strings_make_a_record_that_serialises(
+    query: str, entries: list[str], error: str, key: str, long: int
+) -> None:
+    query = query * (1 + long * 5_000)  # up to about 800,000 characters
+    record = safe_record({
+        "id": "c1", "goldset": "g.jsonl", "agent": "a", "query": query, "nodeid": "g.jsonl::c1[a]",
+        "ground_truth": ["src/a.py"], "relevance": {"src/a.py": 1}, "retrieved": entries, "latency_ms": None,
+        "latencies_ms": [], "index_ms": None, "metrics": {}, "error": error, "symbols": entries,
+        "spans": [[e, 1, 2] for e in entries], "metadata": {key: entries},
+    })
+    text = CaseResult(status=Status.ERROR, **record).model_dump_json()
+    back = json.loads(text)
+    assert len(back["query"]) <= MAX_QUERY_CHARS + 40
+    assert all(len(e) <= MAX_TEXT_CHARS + 40 for e in back["retrieved"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(depth=st.integers(70, 5_000), opener=st.sampled_from(['{"a": ', "["]), suffix=st.sampled_from([".jsonl", ".json"]))
+def test_deep_gold_set_values_are_an_error_never_an_exception(depth: int, opener: str, suffix: str) -> None:
+    closer = "}" if opener.startswith("{") else "]"
+    deep = opener * depth + "1" + closer * depth
+    good = json.dumps({"id": "a", "query": "q", "ground_truth_files": ["src/a.py"]})
+    if suffix == ".jsonl":
+        text = f'{good}\n{{"id": "b", "query": "q", "ground_truth_files": ["x.py"], "x-v": {deep}}}\n'
+    else:
+        text = '{"test_cases": [' + good + ", " + deep + "]}"
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / f"cases{suffix}"
+        path.write_text(text)
+        loaded = load(path)  # never raises
+    errors = [e.error for e in loaded.entries if e.error] + ([loaded.error] if loaded.error else [])
+    assert len(errors) == 1 and "invalid JSON: nested more than 64 levels deep (column " in errors[0]
+    if suffix == ".jsonl":  # one line alone is broken: the good case still loads
+        assert [c.id for c in loaded.cases] == ["a"]
