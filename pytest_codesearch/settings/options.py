@@ -31,8 +31,10 @@ from pytest_codesearch.settings.types import (
     recorded,
 )
 from pytest_codesearch.report.render.formats import REPORT_DIR_FORMATS
-from pytest_codesearch.scoring.profiles import PROFILES
 
+PROFILE_NAMES = ("native", "locagent", "cosil", "orcaloca")
+"""The scoring profiles' names (``scoring/profiles/``' ``PROFILES``, kept equal by a test; not imported from
+there, so that a run with no agent loads no scoring library)."""
 DEFAULT_RUNS = 3
 DEFAULT_KS = (1, 5, 10)
 DEFAULT_REPORT_DIR = "codesearch-report"
@@ -178,7 +180,7 @@ OPTIONS: tuple[Option, ...] = (
            "function- and module-level truth from the patch, or take the dataset's own `edit_functions` (as "
            "LocAgent's published tables do)", flag="--codesearch-entity-truth", ini="codesearch_entity_truth",
            yaml="evaluation.entity_truth", identity=True),
-    Option("profile", Choice(tuple(PROFILES), metavar="NAME"), "native", "score as a paper's evaluator does: "
+    Option("profile", Choice(PROFILE_NAMES, metavar="NAME"), "native", "score as a paper's evaluator does: "
            "native, locagent (= SweRank), cosil or orcaloca (truth convention, cut-offs, denominator, metric "
            "names; docs/profiles.md)", flag="--codesearch-profile", ini="codesearch_profile",
            yaml="evaluation.profile", identity=True),
