@@ -13,7 +13,11 @@ from rst_repo import RST, UTIL, build_instances
 
 from pytest_codesearch.agents.builtin.patches import PatchAnswer, answer_from_patch, related_locs
 
-MISFIT = "diff --git a/pkg/rst.py b/pkg/rst.py\n--- a/pkg/rst.py\n+++ b/pkg/rst.py\n@@ -11,2 +11,2 @@\n def helper():\n-    return 99\n+    return 100\n"  # fmt: skip
+MISFIT = (
+    "diff --git a/pkg/rst.py b/pkg/rst.py\n--- a/pkg/rst.py\n+++ b/pkg/rst.py\n"
+    "@@ -11,2 +11,2 @@\n def helper():\n-    return 99\n+    return 100\n"
+)
+"""A patch whose context the base does not have (``helper`` returns 2)."""
 
 
 def _predicted_patch(root: Path) -> str:
