@@ -174,7 +174,8 @@ OPTIONS: tuple[Option, ...] = (
            "(owner/name or a URL), so nothing is cloned (repeatable; docs/remote-repositories.md)",
            flag="--codesearch-repo-map", ini="codesearch_repo_map", yaml="evaluation.repo_map", action="append"),
     Option("predictions", PathValue(metavar="FILE"), None, "the published predictions the `replay` agent answers "
-           "with (JSON or JSONL by instance id; docs/reproduce-a-published-table.md)", flag="--codesearch-predictions",
+           "with (JSON or JSONL by instance id, or a folder of INSTANCE_ID/patch.diff; "
+           "docs/reproduce-a-published-table.md)", flag="--codesearch-predictions",
            ini="codesearch_predictions", yaml="evaluation.predictions", shown_default="none", identity=True),
     Option("entity_truth", Choice(("patch", "dataset"), metavar="FROM"), "patch", "SWE-bench instances: derive "
            "function- and module-level truth from the patch, or take the dataset's own `edit_functions` (as "
