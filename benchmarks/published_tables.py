@@ -135,7 +135,8 @@ def table(title: str, rows: list[tuple[str, float, float]], source: str) -> None
     print(f"\n{title}")
     print(f"  {'metric':<20}{source:>12}{'ours':>10}{'diff (pts)':>12}")
     for name, theirs, ours in rows:
-        print(f"  {name:<20}{theirs:>12.2f}{ours:>10.2f}{ours - theirs:>+12.2f}")
+        difference = round(ours - theirs, 2) or 0.0  # no "-0.00"
+        print(f"  {name:<20}{theirs:>12.2f}{ours:>10.2f}{difference:>+12.2f}")
 
 
 def locagent_table(work: Path, args: argparse.Namespace) -> None:

@@ -4,20 +4,21 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pytest_codesearch.agents.contract import UNORDERED, ContractError, RetrievalResult, modules_of
-from pytest_codesearch.agents.normalize import NormalizedAnswer, normalize_entities, normalize_paths
+from pytest_codesearch.agents.normalize import normalize_entities, normalize_paths
 from pytest_codesearch.agents.registry import AgentChoice
 from pytest_codesearch.agents.builtin.sanity import CaseInfo
 from pytest_codesearch.goldset.fqnames import FQN_EXTENSION, files_of_names
 from pytest_codesearch.goldset.model import TestCase
 from pytest_codesearch.recordtext import safe_record
 from pytest_codesearch.repo import Snapshot, SnapshotError, SnapshotStore
+from pytest_codesearch.repo.snapshot import empty_snapshot
 from pytest_codesearch.repo.suggest import missing_path_message
 from pytest_codesearch.report.model import CaseResult
 from pytest_codesearch.runner.base import AgentCrashed, AgentError, AgentRunner, AgentTimeout, Answers
@@ -38,7 +39,7 @@ from pytest_codesearch.scoring import (
     truth_symbols,
 )
 from pytest_codesearch.scoring.levels import score_levels
-from pytest_codesearch.scoring.profiles import ProfileInput, get_profile
+from pytest_codesearch.scoring.profiles import score_profile
 from pytest_codesearch.scoring.registry import needs_order
 from pytest_codesearch.settings.model import Settings
 from pytest_codesearch.status import Status
@@ -46,6 +47,9 @@ from pytest_codesearch.status import Status
 if TYPE_CHECKING:
     from pytest_codesearch.runner.pool import AgentPool
 
+BLIND_ROOT = "blind-empty-repository"
+"""The empty directory, under the cache, that blind twins search (``--codesearch-blind``); their answers
+are scored against the case's own snapshot, so what they name from memory counts."""
 MAX_EXTRA_ENTRIES = 1_000
 """Spans and symbols kept per answer in the case record (the rest are still scored)."""
 RETRY_BACKOFF_S = 0.5
@@ -163,7 +167,7 @@ def _ask(
 ) -> Answers:
     record["elapsed_ms"] = None  # an attempt that fails says what it cost
     runner = run_agent_code("creating the agent", lambda: pool.runner(choice))
-    seen = _blind_snapshot(settings.cache_dir) if choice.blind else snapshot
+    seen = empty_snapshot(settings.cache_dir / BLIND_ROOT) if choice.blind else snapshot
     if not runner.needs_directory:
         return _prepare_and_answer(record, spec, runner, seen, settings, seed)
     _ensure_directory(seen, snapshots)
@@ -194,14 +198,6 @@ def _check_untouched(snapshot: Snapshot, snapshots: SnapshotStore) -> None:
             f"the agent changed its snapshot directory, which is read-only: {shown}{more}"
             " (it is rebuilt for later agents)"
         )
-
-
-def _blind_snapshot(cache_dir: Path) -> Snapshot:
-    """Return the empty repository a blind twin searches (``--codesearch-blind``); its answer is still scored
-    against the case's own snapshot, so what it names from memory counts."""
-    root = cache_dir / "blind-empty-repository"
-    root.mkdir(parents=True, exist_ok=True)
-    return Snapshot(root, root, None, None, frozenset(), frozenset())
 
 
 def _costed(record: dict[str, Any], budget_s: float | None, call: Callable[[], T]) -> T:
@@ -349,7 +345,9 @@ def _score(
     dropped = [*normalized.dropped, *functions_dropped, *modules_dropped]
     record["dropped"], record["invalid_paths"] = dropped[:MAX_EXTRA_ENTRIES], len(dropped)
     metrics.update(score_levels(spec.case, record["retrieved_modules"], record["retrieved_functions"], settings.ks))
-    metrics.update(_profile_metrics(settings.profile, spec, raw_files, answer.functions, normalized, settings.ks))
+    cleaned = dict(zip(normalized.sources, normalized.paths))
+    truth = (frozenset(relevance), spec.case.ground_truth_functions)
+    metrics.update(score_profile(settings.profile, raw_files, cleaned, answer.functions, *truth, settings.ks))
     if answer.metadata.get(UNORDERED) is True:  # a set, not a ranking: metrics of an order are refused
         record["unordered"] = True
         metrics = {name: value for name, value in metrics.items() if not needs_order(name)}
@@ -359,28 +357,6 @@ def _score(
         record["failure_category"] = classify_miss(
             spec.case.query, relevance, matched, normalized.directories, sources, cutoff
         )
-
-
-def _profile_metrics(
-    name: str,
-    spec: CaseSpec,
-    raw_files: Sequence[str],
-    functions: Sequence[str],
-    normalized: NormalizedAnswer,
-    ks: tuple[int, ...],
-) -> dict[str, float]:
-    """Return the scoring profile's own metrics of the answer (none for a profile without any).
-
-    The profile sees the files in their answered ranks, repeats and unknown entries kept (a paper's
-    evaluator reads the list as given), each normalised where it names a file of the snapshot.
-    """
-    profile = get_profile(name)
-    if profile.score is None:
-        return {}
-    paths = dict(zip(normalized.sources, normalized.paths))
-    ranked = [paths.get(i, entry) for i, entry in enumerate(raw_files)]
-    truth = spec.case.ground_truth_functions
-    return profile.score(ProfileInput(ranked, raw_files, functions, frozenset(spec.relevance), truth, ks))
 
 
 def _cut(record: dict[str, Any], answer: RetrievalResult, limit: int) -> RetrievalResult:

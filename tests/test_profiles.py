@@ -11,6 +11,7 @@ from pytest_codesearch.scoring import metric_names
 from pytest_codesearch.scoring.profiles import PROFILES, ProfileInput, get_profile
 from pytest_codesearch.scoring.profiles.cosil import score as cosil
 from pytest_codesearch.scoring.profiles.orcaloca import score as orcaloca
+from pytest_codesearch.settings.options import PROFILE_NAMES
 from rst_repo import RST
 
 
@@ -103,6 +104,6 @@ def test_each_profile_adds_its_names_to_the_metrics_every_case_carries() -> None
         "top@1", "function_top@1", "top@3", "function_top@3", "function_map", "function_mrr"
     ]  # fmt: skip
     assert metric_names((1,), profile="orcaloca")[-2:] == ["match", "function_match"]
-    assert list(PROFILES) == ["native", "locagent", "cosil", "orcaloca"]
+    assert list(PROFILES) == list(PROFILE_NAMES) == ["native", "locagent", "cosil", "orcaloca"]
     with pytest.raises(ValueError, match="unknown scoring profile 'swe'; known: native, locagent, cosil, orcaloca"):
         get_profile("swe")

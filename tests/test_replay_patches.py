@@ -12,8 +12,13 @@ from gitrepo import commit
 from rst_repo import RST, UTIL, build_instances
 
 from pytest_codesearch.agents.builtin.patches import PatchAnswer, answer_from_patch, related_locs
+from pytest_codesearch.agents.builtin.replay import Prediction, PredictionsError, load_predictions
 
-MISFIT = "diff --git a/pkg/rst.py b/pkg/rst.py\n--- a/pkg/rst.py\n+++ b/pkg/rst.py\n@@ -11,2 +11,2 @@\n def helper():\n-    return 99\n+    return 100\n"  # fmt: skip
+MISFIT = (
+    "diff --git a/pkg/rst.py b/pkg/rst.py\n--- a/pkg/rst.py\n+++ b/pkg/rst.py\n"
+    "@@ -11,2 +11,2 @@\n def helper():\n-    return 99\n+    return 100\n"
+)
+"""A patch whose context the base does not have (``helper`` returns 2)."""
 
 
 def _predicted_patch(root: Path) -> str:
@@ -62,6 +67,19 @@ def test_a_prediction_file_of_patches_is_scored_by_what_each_patch_edits(pyteste
     ])  # fmt: skip
     summary = (pytester.path / "codesearch-report" / "summary.md").read_text()
     assert f"replay acme__rst-2: {why}; scored as an empty answer" in summary
+
+
+def test_a_folder_of_patch_diffs_reads_as_swe_bench_harness_logs(tmp_path: Path) -> None:
+    run = tmp_path / "logs" / "run_evaluation" / "run1" / "model"
+    for case_id, patch in (("acme__rst-1", "diff one\n"), ("acme__rst-2", "")):
+        (run / case_id).mkdir(parents=True)
+        (run / case_id / "patch.diff").write_text(patch)
+    assert load_predictions(tmp_path / "logs") == {
+        "acme__rst-1": Prediction(patch="diff one\n"), "acme__rst-2": Prediction(patch="")
+    }  # fmt: skip
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(PredictionsError, match="empty: no INSTANCE_ID/patch.diff in this folder"):
+        load_predictions(tmp_path / "empty")
 
 
 def test_an_empty_or_broken_patch_answers_nothing_and_says_why() -> None:

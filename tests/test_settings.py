@@ -240,9 +240,3 @@ def test_every_flag_is_in_the_docs() -> None:
         for name in (option.flag, option.ini, option.yaml):
             assert name is None or f"`{name}" in text, name
 
-
-def test_the_profile_option_offers_every_registered_profile() -> None:
-    from pytest_codesearch.scoring.profiles import PROFILES
-    from pytest_codesearch.settings.options import PROFILE_NAMES
-
-    assert PROFILE_NAMES == tuple(PROFILES)

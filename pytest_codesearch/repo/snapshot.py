@@ -66,6 +66,12 @@ def _warn_if_incomplete(repository: pygit2.Repository, listing: TreeListing) -> 
         warnings.warn(IncompleteSnapshotWarning(message), stacklevel=3)
 
 
+def empty_snapshot(root: Path) -> Snapshot:
+    """Return a snapshot of no file at ``root`` (created empty if missing): what a blind agent searches."""
+    root.mkdir(parents=True, exist_ok=True)
+    return Snapshot(root, root, None, None, frozenset(), frozenset())
+
+
 class SnapshotError(Exception):
     """A repository state that cannot be searched; str() is the user-facing message."""
 

@@ -10,8 +10,8 @@ import pytest
 from pytest_codesearch.agents.registry import AgentChoice, AgentRegistry
 from pytest_codesearch.settings.model import Settings
 
-if TYPE_CHECKING:
-    from pytest_codesearch.goldset.truthfile import GivenTruth  # kept out of the import path: a run that selects no agent pays nothing for them
+if TYPE_CHECKING:  # kept out of the import path: a run that selects no agent pays nothing for them
+    from pytest_codesearch.goldset.truthfile import GivenTruth
     from pytest_codesearch.repo.snapshot import SnapshotStore
 
 

@@ -45,7 +45,8 @@ def _check_headline(settings: Settings, given: Given | None) -> None:
     """Raise SettingsError, naming the source, when a headline name is no metric of this run."""
     from pytest_codesearch.scoring.case import metric_names, optional_metric_names
 
-    known = (*metric_names(settings.ks, settings.f_beta is not None, settings.profile), *optional_metric_names(settings.ks))
+    required = metric_names(settings.ks, settings.f_beta is not None, settings.profile)
+    known = (*required, *optional_metric_names(settings.ks))
     if given is not None:
         Names(known).parse(given.value, given.origin)
 

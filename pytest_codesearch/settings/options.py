@@ -32,6 +32,9 @@ from pytest_codesearch.settings.types import (
 )
 from pytest_codesearch.report.render.formats import REPORT_DIR_FORMATS
 
+PROFILE_NAMES = ("native", "locagent", "cosil", "orcaloca")
+"""The scoring profiles' names (``scoring/profiles/``' ``PROFILES``, kept equal by a test; not imported from
+there, so that a run with no agent loads no scoring library)."""
 DEFAULT_RUNS = 3
 DEFAULT_KS = (1, 5, 10)
 DEFAULT_REPORT_DIR = "codesearch-report"
@@ -42,9 +45,6 @@ DEFAULT_BOOTSTRAP = 1000
 DEFAULT_HISTORY_KEEP = 100
 DEFAULT_ALPHA = 0.05
 DEFAULT_INDEX_TIMEOUT = 600.0
-PROFILE_NAMES = ("native", "locagent", "cosil", "orcaloca")
-"""The scoring profiles' names, as ``scoring.profiles.PROFILES`` registers them (a test keeps the two equal:
-importing the profiles here would load the scoring library in every pytest run)."""
 REPORT_FORMATS = REPORT_DIR_FORMATS
 """The report files' format names, from the report-format registry."""
 
@@ -179,7 +179,8 @@ OPTIONS: tuple[Option, ...] = (
            ini="codesearch_allow_any_repo", yaml="evaluation.allow_any_repo", action="store_true",
            shown_default="off"),
     Option("predictions", PathValue(metavar="FILE"), None, "the published predictions the `replay` agent answers "
-           "with (JSON or JSONL by instance id; docs/reproduce-a-published-table.md)", flag="--codesearch-predictions",
+           "with (JSON or JSONL by instance id, or a folder of INSTANCE_ID/patch.diff; "
+           "docs/reproduce-a-published-table.md)", flag="--codesearch-predictions",
            ini="codesearch_predictions", yaml="evaluation.predictions", shown_default="none", identity=True),
     Option("entity_truth", Choice(("patch", "dataset"), metavar="FROM"), "patch", "SWE-bench instances: derive "
            "function- and module-level truth from the patch, or take the dataset's own `edit_functions` (as "

@@ -6,7 +6,8 @@ files as ``found_files`` or ``files``, module-level entities (``path.py:Name``) 
 ``modules``, function-level entities (``path.py:Class.method``) as ``found_entities`` or ``functions``.
 These are the keys of LocAgent's ``loc_outputs.jsonl``, so its published outputs replay as they are.
 Agentless's and CoSIL's outputs give functions as ``found_related_locs`` instead (``function: Name`` and
-``class: Name`` entries per file). A SWE-bench prediction (``model_patch``) answers with the files and
+``class: Name`` entries per file). A SWE-bench prediction (``model_patch``, or a folder of
+``INSTANCE_ID/patch.diff`` as SWE-bench's harness writes them) answers with the files and
 functions its patch edits at the case's base, an unordered set (``patches.py``). A case without a
 prediction gets an empty answer (it scores 0, as in LocAgent's evaluation).
 
@@ -50,7 +51,10 @@ class Prediction:
 
 
 def load_predictions(path: Path) -> dict[str, Prediction]:
-    """Return the predictions of a JSON or JSONL file by case id; raise ``PredictionsError`` if it is broken."""
+    """Return the predictions of a JSON or JSONL file (or a folder of ``INSTANCE_ID/patch.diff``) by case id;
+    raise ``PredictionsError`` if it is broken."""
+    if path.is_dir():
+        return patch_folder(path)
     try:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
@@ -61,6 +65,23 @@ def load_predictions(path: Path) -> dict[str, Prediction]:
         if case_id in predictions:
             raise PredictionsError(f"{path}:{line}: {case_id!r} has a prediction already; keep one per case")
         predictions[case_id] = prediction
+    return predictions
+
+
+def patch_folder(path: Path) -> dict[str, Prediction]:
+    """Return the patches of a folder as SWE-bench's harness writes them (``<instance_id>/patch.diff``, at any
+    depth: ``logs/run_evaluation/RUN/MODEL/``), by the name of each patch's folder."""
+    predictions: dict[str, Prediction] = {}
+    for diff in sorted(path.rglob("patch.diff")):
+        case_id = diff.parent.name
+        if case_id in predictions:
+            raise PredictionsError(f"{diff}: {case_id!r} has a patch already; keep one per case")
+        try:
+            predictions[case_id] = Prediction(patch=diff.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as exc:
+            raise PredictionsError(f"{diff}: cannot read the patch: {exc}") from None
+    if not predictions:
+        raise PredictionsError(f"{path}: no INSTANCE_ID/patch.diff in this folder")
     return predictions
 
 
