@@ -65,7 +65,7 @@ def safe_value(value: Any, limit: int | None = MAX_TEXT_CHARS) -> Any:
     is returned as it is (the record's model checks its type).
     """
     if isinstance(value, str):
-        return safe_text(value if limit is None else clip(value, limit))
+        return safe_text(value) if limit is None else _bounded(value, limit)
     if isinstance(value, (list, tuple)):
         items = [safe_value(v, limit) for v in value]
         if all(a is b for a, b in zip(items, value)):
@@ -77,6 +77,19 @@ def safe_value(value: Any, limit: int | None = MAX_TEXT_CHARS) -> Any:
             return value
         return dict(pairs)
     return value
+
+
+def _bounded(text: str, limit: int) -> str:
+    """Return ``text`` made safe and at most ``limit`` characters (escapes included), with a note when cut.
+
+    Only the first ``limit`` characters are escaped: an escape is longer than what it stands for, so the
+    escaped head is cut again at ``limit``.
+    """
+    head = safe_text(text[:limit])
+    if len(text) <= limit and len(head) <= limit:
+        return head
+    shown = head[:limit]
+    return f"{shown}... [{max(len(text) - len(shown), 1):,} more characters cut]"
 
 
 def safe_record(record: dict[str, Any]) -> dict[str, Any]:
