@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import gc
-import os
-import random
 import warnings
 from collections.abc import Generator
 from pathlib import Path
@@ -16,26 +14,16 @@ from pytest_codesearch.printable import visible
 from pytest_codesearch.session.agents import choose_agents
 from pytest_codesearch.settings.options import OPTIONS
 from pytest_codesearch.settings.types import Names
-from pytest_codesearch.settings.model import Settings
 from pytest_codesearch.settings.load import load_settings, shown
-from pytest_codesearch.session.state import STATE, RunState
+from pytest_codesearch.session.state import STATE
 
 if TYPE_CHECKING:
-    from pytest_codesearch.runs.resume import ResumePlan
     from pytest_codesearch.session.items import GoldsetFile
 
 # The library (pydantic, numpy, pygit2) is imported inside the hooks, only once an agent
 # is selected: a pytest run that benchmarks nothing does not pay for it.
 GOLDSETS_SEEN = pytest.StashKey[set[Path]]()
 """Gold-set files a run without agents came across among the paths it was given (for its hint)."""
-SEED_KEY = "codesearch_seed"
-"""``workerinput`` key: the controller's seed, so every xdist worker collects the same order."""
-RESUME_KEY = "codesearch_resume"
-"""``workerinput`` key: node ids the controller resumes, which every worker deselects alike."""
-UNIVERSE_KEY = "codesearch_universe"
-"""``workerinput`` key: the node ids a resumed run may run (the interrupted run's selection)."""
-RUN_TOKEN_KEY = "codesearch_run_token"
-"""``workerinput`` key: the run's token, naming the directory where workers journal their cases."""
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -104,77 +92,11 @@ def pytest_configure(config: pytest.Config) -> None:
     if not settings.active:
         return
     registry, choices = choose_agents(config, bench, settings)
-    from pytest_codesearch.repo.snapshot import SnapshotStore
-    from pytest_codesearch.session import items
+    from pytest_codesearch.session.setup import start_run
 
-    workerinput = getattr(config, "workerinput", None)
-    plan = _load_resume(config, settings, workerinput)
-    state = RunState(
-        settings=settings,
-        registry=registry,
-        choices=choices,
-        seed=_seed(settings.seed if settings.seed is not None else plan.seed, workerinput),
-        snapshots=SnapshotStore(
-            settings.cache_dir / "snapshots",
-            materialize=False,
-            exclude=_harness_paths(config, settings),
-            size_limit=settings.cache_size,
-        ),
-        worker_id=None if workerinput is None else workerinput.get("workerid"),
-        given_truth=items.given_truth(settings),
-    )
-    config.stash[STATE] = state
-    config.pluginmanager.register(items, "codesearch-items")  # the agent-pool fixture
-    if workerinput is None:
-        _resume(config, state, plan)
-    else:
-        state.skip = frozenset(workerinput.get(RESUME_KEY, ()))
-        state.run_token = workerinput.get(RUN_TOKEN_KEY)
-        universe = workerinput.get(UNIVERSE_KEY)
-        state.universe = None if universe is None else frozenset(universe)
-    _use_stores(config, state)
+    start_run(config, settings, registry, choices)
 
 
-def _use_stores(config: pytest.Config, state: RunState) -> None:
-    """Open the token and index stores (shared by runs and workers) and release them at the end."""
-    from pytest_codesearch.agents.index.indexstore import use_index_store
-    from pytest_codesearch.agents.index.tokenstore import use_token_store
-
-    settings = state.settings
-    config.add_cleanup(use_token_store(settings.cache_dir, settings.cache_size))
-    config.add_cleanup(use_index_store(settings.cache_dir, settings.cache_size))
-    config.add_cleanup(state.snapshots.close)  # releases the directories it holds from pruning
-
-
-def _load_resume(config: pytest.Config, settings: Settings, workerinput: dict[str, Any] | None) -> ResumePlan:
-    """Return the interrupted run to resume (controller, with --codesearch-resume), or an empty plan."""
-    from pytest_codesearch.runs.journal import JOURNAL_NAME
-    from pytest_codesearch.runs.resume import ResumePlan, load_earlier
-
-    if workerinput is not None or not settings.resume:
-        return ResumePlan(None, "")
-    return load_earlier(settings.report_dir / JOURNAL_NAME)
-
-
-def _resume(config: pytest.Config, state: RunState, plan: ResumePlan) -> None:
-    """Refuse a resume that is not the same run; take the reusable records; register the controller."""
-    from pytest_codesearch.runs.resume import plan_resume, refusal
-    from pytest_codesearch.session.controller import RunCollector, run_info
-
-    if plan.earlier is not None:
-        refused = refusal(plan.earlier, run_info(config, state), config.rootpath)
-        if refused is not None:
-            raise pytest.UsageError(refused)
-        plan = plan_resume(plan)
-        state.resumed, state.skip, state.universe = plan.records, frozenset(plan.records), plan.universe
-    if plan.note:
-        config.stash[RESUME_NOTE] = plan.note
-    config.pluginmanager.register(RunCollector(config, state), "codesearch-collector")
-    if config.pluginmanager.hasplugin("xdist"):
-        config.pluginmanager.register(XdistHooks(state), "codesearch-xdist")
-
-
-RESUME_NOTE = pytest.StashKey[str]()
 
 
 BADLY_NAMED = pytest.StashKey[list[str]]()
@@ -187,16 +109,6 @@ class GoldsetNameWarning(pytest.PytestWarning):
 
 class WorktreeWarning(pytest.PytestWarning):
     """Cases search a working tree as it is rather than a commit: their results follow its current files."""
-
-
-def _harness_paths(config: pytest.Config, settings: Settings) -> list[Path]:
-    """Return what agents must never see: the report and cache directories and pytest's cache."""
-    paths = [settings.report_dir, settings.cache_dir]
-    try:  # pytest's own cache (its cacheprovider resolves the ini value the same way)
-        paths.append(config.rootpath / os.path.expanduser(os.path.expandvars(config.getini("cache_dir"))))
-    except ValueError:  # -p no:cacheprovider: no such ini key, no cache
-        pass
-    return paths
 
 
 def _warn_about_worktrees(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -257,38 +169,6 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         unwatch_ctrl_c()
 
 
-def _seed(given: int | None, workerinput: dict[str, Any] | None) -> int:
-    if workerinput is not None and SEED_KEY in workerinput:
-        return int(workerinput[SEED_KEY])
-    return given if given is not None else random.Random().randrange(2**32)
-
-
-class XdistHooks:
-    """Hand the controller's seed and resume plan to every worker; schedule snapshot groups."""
-
-    def __init__(self, state: RunState) -> None:
-        self.seed = state.seed
-        self.skip = sorted(state.skip)
-        self.universe = None if state.universe is None else sorted(state.universe)
-        self.run_token = state.run_token
-
-    def pytest_configure_node(self, node: Any) -> None:
-        """Put the seed and the resumed and selectable node ids in the worker's input."""
-        node.workerinput[SEED_KEY] = self.seed
-        node.workerinput[RESUME_KEY] = self.skip
-        node.workerinput[RUN_TOKEN_KEY] = self.run_token
-        if self.universe is not None:
-            node.workerinput[UNIVERSE_KEY] = self.universe
-
-    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
-        """With ``--dist loadgroup``, schedule snapshot groups in linear time (``xdist_schedule.py``)."""
-        if config.getvalue("dist") != "loadgroup":
-            return None
-        from pytest_codesearch.session.xdist_schedule import SnapshotGroupScheduling
-
-        return SnapshotGroupScheduling(config, log)
-
-
 def pytest_report_header(config: pytest.Config) -> list[str] | None:
     """Print the seed and the agents, so that a run can be repeated."""
     state = config.stash.get(STATE, None)
@@ -296,6 +176,8 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
         return None
     names = ", ".join(c.name for c in state.choices)
     lines = [f"codesearch: agents {names}; seed {state.seed} (repeat with --codesearch-seed={state.seed})"]
+    from pytest_codesearch.session.setup import RESUME_NOTE
+
     note = config.stash.get(RESUME_NOTE, None)
     dist = config.getvalue("dist") if config.pluginmanager.hasplugin("xdist") else "no"
     if dist not in ("no", "loadgroup"):

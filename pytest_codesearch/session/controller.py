@@ -47,13 +47,13 @@ _PACKAGES = ("pytest", "pytest-codesearch", "pytest-xdist", "pytest-timeout", "p
 class RunCollector:
     """Registered on the controller (or the only process): journals records and ends the run."""
 
-    def __init__(self, config: pytest.Config, state: RunState) -> None:
+    def __init__(self, config: pytest.Config, state: RunState, run: RunInfo) -> None:
         self.config = config
         self.state = state
         settings = state.settings
         state.run_token = secrets.token_hex(8)
         header = JournalHeader(
-            run=run_info(config, state),
+            run=run,
             metric_names=metric_names(settings.ks, settings.f_beta is not None, settings.profile),
             optional_metric_names=optional_metric_names(settings.ks),
             headline=list(settings.headline) or None,
