@@ -366,6 +366,24 @@ def test_progress_ends_with_the_final_figures(project: tuple[Path, dict[str, str
     generate_goldset(path, tmp_path / "p.jsonl", FilterConfig(), progress=events.append, workers=1)
     assert events[-1].done and (events[-1].walked, events[-1].kept, events[-1].dropped) == (24, 7, 17)
     assert events[-1].rate > 0
+    assert events[-1].total == 24  # the walk is counted first, so every line has a total and a time left
+
+
+def test_progress_of_two_processes_has_the_planned_total(project: tuple[Path, dict[str, str]], tmp_path: Path) -> None:
+    path, _ = project
+    events: list[ProgressEvent] = []
+    generate_goldset(path, tmp_path / "p.jsonl", FilterConfig(), progress=events.append, workers=2)
+    assert events[-1].done and (events[-1].walked, events[-1].total) == (24, 24)
+
+
+def test_a_progress_line_says_total_rate_and_time_left() -> None:
+    from pytest_codesearch.commands.generate import progress_text
+
+    event = ProgressEvent(walked=12_288, kept=7_804, dropped=4_484, elapsed_s=4.0, total=61_440)
+    assert progress_text(event) == (
+        "mining: 12,288 of 61,440 commits (20%), 3,072 commits/s, about 16 s left; 7,804 kept, 4,484 dropped"
+    )
+    assert progress_text(ProgressEvent(10, 4, 6, 2.0)) == "mining: 10 commits, 5 commits/s; 4 kept, 6 dropped"
 
 
 def test_format_stats_is_a_table_of_every_reason(mined: Any) -> None:

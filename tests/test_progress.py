@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from pytest_codesearch.session import progress
-from pytest_codesearch.session.progress import Progress, format_duration
+from pytest_codesearch.session.progress import CollectProgress, Progress, collected_line, format_duration
+from example_project import write_project
 from report_cases import make_report
 
 
@@ -33,10 +34,45 @@ def test_a_line_every_interval_with_rate_time_left_and_indexing() -> None:
         assert counter.case(case) is None
     clock.now += 2.0  # 10 s after the start: 5 cases, 0.5/s, 15 left
     assert counter.case(cases[4]) == (
-        "codesearch: cases 5 of 20 (25%), 0.5/s, about 30 s left; indexing 4.5 s over 1 snapshot x agent"
+        "codesearch: 5 of 20 cases (25%), 0.5/s, about 30 s left; indexing bm25 1 snapshot in 4.5 s (4.50 s each)"
     )
     clock.now += 100.0
-    assert counter.case(cases[5]) == "codesearch: cases 6 of 20 (30%), 0.1/s, about 4 min 17 s left; indexing 4.5 s over 1 snapshot x agent"
+    assert counter.case(cases[5]) == (
+        "codesearch: 6 of 20 cases (30%), 0.1/s, about 4 min 17 s left; indexing bm25 1 snapshot in 4.5 s (4.50 s each)"
+    )
+
+
+def test_indexing_is_shown_per_agent() -> None:
+    clock = Clock()
+    counter = Progress(clock=clock, interval=10.0, total=100)
+    cases = make_report(2, agents=("bm25", "keyword")).cases
+    spent = {"bm25": 3000.0, "keyword": 500.0}
+    for case in cases:
+        counter.case(case.model_copy(update={"indexed": True, "index_ms": spent[case.agent]}))
+    assert counter.line(clock.now + 1.0).endswith(
+        "; indexing bm25 2 snapshots in 6.0 s (3.00 s each), keyword 2 snapshots in 1.0 s (0.50 s each)"
+    )
+
+
+def test_collection_lines_give_each_phase_its_total_rate_and_time_left() -> None:
+    clock, lines = Clock(), []
+    tracker = CollectProgress("goldsets/big.jsonl", lines.append, clock=clock, interval=10.0)
+    clock.now += 10.0
+    tracker.step("reading entries", 5_000, 20_000)  # 500/s over 10 s: 30 s left
+    clock.now += 5.0
+    tracker.step("reading entries", 7_500, 20_000)  # not due
+    clock.now += 6.0
+    tracker.step("collecting cases", 512, 20_000)  # a new phase: no rate until it ran a while
+    clock.now += 4.0
+    tracker.step("collecting cases", 8_000, 20_000)  # 2,000/s over 4 s
+    tracker.step("collecting cases", 20_000, 20_000)  # done: the end line says the rest
+    assert lines == [
+        "codesearch: reading goldsets/big.jsonl: 5,000 of 20,000 entries (25%), 500/s, about 30 s left",
+        "codesearch: collecting goldsets/big.jsonl: 8,000 of 20,000 cases (40%), 2,000/s, about 6 s left",
+    ]
+    assert collected_line(43_092, 2, 1, 29.5) == (
+        "codesearch: collected 43,092 cases x 2 agents from 1 gold set in 29.5 s (1,461 cases/s)"
+    )
 
 
 def test_durations_read_as_people_say_them() -> None:
@@ -51,8 +87,27 @@ def test_progress_lines_print_when_asked_and_not_in_a_log(
     monkeypatch.setattr(progress, "INTERVAL_S", 0.0)
     asked = pytester.runpytest("--codesearch-agent=oracle", "--codesearch-no-save", "--codesearch-progress=on")
     asked.assert_outcomes(passed=3)
-    asked.stdout.fnmatch_lines(["codesearch: cases 1 of 3 (33%), *? s left*", "codesearch: cases 2 of 3 (67%), *"])
-    assert "cases 3 of 3" not in asked.stdout.str()  # the summary follows at once
+    asked.stdout.fnmatch_lines(["codesearch: 1 of 3 cases (33%), *? s left*", "codesearch: 2 of 3 cases (67%), *"])
+    assert "3 of 3 cases" not in asked.stdout.str()  # the summary follows at once
     quiet = pytester.runpytest("--codesearch-agent=oracle", "--codesearch-no-save")  # auto: not a terminal
     quiet.assert_outcomes(passed=3)
-    assert "codesearch: cases" not in quiet.stdout.str()
+    assert "cases (" not in quiet.stdout.str()
+
+
+def test_a_long_collection_says_how_far_it_is_past_pytest_capture(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cases = [{"id": f"c{n}", "query": "add numbers", "ground_truth_files": ["src/app.py"]} for n in range(1100)]
+    write_project(pytester.path, cases)
+    for name in ("INTERVAL_S", "MIN_PHASE_S", "COLLECT_LINE_S"):
+        monkeypatch.setattr(progress, name, 0.0)
+    result = pytester.runpytest("--codesearch-agent=oracle", "--collect-only", "-q", "--codesearch-progress=on")
+    result.stdout.fnmatch_lines([
+        "codesearch: reading cases.jsonl: 512 of 1,101 entries (47%), *",
+        "codesearch: reading cases.jsonl: 1,024 of 1,101 entries (93%), *",
+        "codesearch: collecting cases.jsonl: 512 of 1,100 cases (47%), *",
+        "codesearch: collecting cases.jsonl: 1,024 of 1,100 cases (93%), *",
+    ])  # fmt: skip
+    result.stdout.fnmatch_lines(["codesearch: collected 1,100 cases x 1 agent from 1 gold set in * s (*cases/s)"])
+    quiet = pytester.runpytest("--codesearch-agent=oracle", "--collect-only", "-q")  # auto, not a terminal
+    assert "codesearch: reading" not in quiet.stdout.str() and "codesearch: collected" not in quiet.stdout.str()

@@ -12,6 +12,7 @@ from pytest_codesearch.mining.filters import FilterConfig
 from pytest_codesearch.mining.generate import MiningError, MiningStats, format_stats, generate_goldset
 from pytest_codesearch.mining.progress import ProgressEvent
 from pytest_codesearch.repo.remote import is_remote
+from pytest_codesearch.session.progress import format_duration, progress_wanted
 from pytest_codesearch.settings.model import Settings
 
 
@@ -28,7 +29,8 @@ def run_generate(config: pytest.Config, settings: Settings, filters: FilterConfi
     try:
         stats = generate_goldset(
             repo, output, filters or FilterConfig(), rev=settings.rev, transform=_hook_transform(config),
-            progress=printer, name=settings.name, lines=settings.generate_lines,
+            progress=printer if progress_wanted(config, settings.progress) else None,
+            name=settings.name, lines=settings.generate_lines,
         )
     except MiningError as exc:
         printer.finish()
@@ -37,6 +39,17 @@ def run_generate(config: pytest.Config, settings: Settings, filters: FilterConfi
     notes = "".join(f"codesearch: {note}\n" for note in stats.notes)
     sys.stdout.write(format_stats(stats) + "\n" + notes + _next_step(stats, here, (here / repo).resolve()) + "\n")
     return 0
+
+
+def progress_text(event: ProgressEvent) -> str:
+    """Return ``mining: <walked> of <total> commits (<share>), <rate> commits/s, about <time> left; <kept> kept,
+    <dropped> dropped`` (the total and time left once the walk was counted)."""
+    seen = f"{event.walked:,} commits"
+    if event.total:
+        seen = f"{event.walked:,} of {event.total:,} commits ({min(event.walked / event.total, 1.0):.0%})"
+    left = event.left_s
+    until = "" if left is None or event.done else f", about {format_duration(left)} left"
+    return f"mining: {seen}, {event.rate:,.0f} commits/s{until}; {event.kept:,} kept, {event.dropped:,} dropped"
 
 
 def _hook_transform(config: pytest.Config) -> Any:
@@ -66,7 +79,8 @@ def _next_step(stats: MiningStats, here: Path, repo: Path) -> str:
 
 
 class ProgressPrinter:
-    """Shows commits seen, kept and the rate: one rewritten line on a terminal, a line every 5 s otherwise."""
+    """Shows commits examined of the walk's total, the rate, the time left, kept and dropped: one rewritten
+    line on a terminal, a line every 5 s otherwise (``--codesearch-progress on`` in a log)."""
 
     def __init__(self, stream: TextIO, every_s: float = 5.0) -> None:
         self.stream = stream
@@ -77,10 +91,7 @@ class ProgressPrinter:
 
     def __call__(self, event: ProgressEvent) -> None:
         """Print one progress report (throttled when the output is not a terminal)."""
-        text = (
-            f"mining: {event.walked:,} commits seen, {event.kept:,} kept, {event.dropped:,} dropped, "
-            f"{event.rate:,.0f} commits/s"
-        )
+        text = progress_text(event)
         if self.tty:
             self.stream.write("\r" + text)
             self._open = True

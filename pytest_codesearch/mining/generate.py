@@ -122,6 +122,8 @@ def generate_goldset(
                 repo_path, str(head.id), config, case_repo, name, count, writer, reporter, lines=lines
             )
         else:
+            if progress is not None:  # one walk more for the total: what the parallel plan also counts
+                reporter.total = sum(1 for _ in Miner(repo, config, None, case_repo, name, False).commits(head))
             counts = _mine(Miner(repo, config, transform, case_repo, name, lines), head, writer, reporter)
         stats = replace(_stats(counts, output, str(head.id), reporter.elapsed(), count), notes=notes, repo=case_repo)
         writer.publish(_metadata(name, rev, head, config, stats))

@@ -31,7 +31,7 @@ from pytest_codesearch.mining.miner import DUPLICATE, Counts, Miner
 from pytest_codesearch.mining.objects import fast_reads
 from pytest_codesearch.mining.output import GoldsetWriter
 from pytest_codesearch.mining.progress import INTERVAL_S, Reporter
-from pytest_codesearch.mining.shares import LEASE, Plan, Share, new_plan, publish_plan
+from pytest_codesearch.mining.shares import LEASE, Plan, Share, new_plan, planned_total, publish_plan
 from pytest_codesearch.mining.walk import MiningError, bounded_cache, open_repository
 
 _ID_SIZE = 20
@@ -93,7 +93,7 @@ def mine_in_processes(
     try:
         for process in processes:
             process.start()
-        counts = _collect(processes, progress, results, reporter)
+        counts = _collect(processes, progress, results, reporter, plan)
         _merge(sorted(scratch.glob("*.tsv")), writer, counts)
         return counts
     finally:
@@ -111,8 +111,9 @@ def _context() -> BaseContext:
     return multiprocessing.get_context("spawn")
 
 
-def _collect(processes: list[Any], progress: Any, results: Any, reporter: Reporter) -> Counts:
-    """Wait for every worker's counts, reporting their summed progress; raise ``MiningError`` if one fails."""
+def _collect(processes: list[Any], progress: Any, results: Any, reporter: Reporter, plan: Plan) -> Counts:
+    """Wait for every worker's counts, reporting their summed progress (with the walk's total once the plan
+    counted it); raise ``MiningError`` if one fails."""
     figures = {index: (0, 0) for index in range(len(processes))}
     done: dict[int, Counts] = {}
     while len(done) < len(processes):
@@ -127,6 +128,8 @@ def _collect(processes: list[Any], progress: Any, results: Any, reporter: Report
                 raise MiningError(error)
             done[index] = counts
         _drain(progress, figures)
+        if reporter.total is None:
+            reporter.total = planned_total(plan)
         reporter.report(sum(walked for walked, _ in figures.values()), sum(kept for _, kept in figures.values()))
     total = Counts()
     for index in sorted(done):

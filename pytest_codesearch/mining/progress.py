@@ -19,11 +19,20 @@ class ProgressEvent:
     dropped: int
     elapsed_s: float
     done: bool = False
+    total: int | None = None
+    """Commits the walk holds (in the window, within ``max_commits``); None until known."""
 
     @property
     def rate(self) -> float:
         """Return commits examined per second (0.0 before any time has passed)."""
         return self.walked / self.elapsed_s if self.elapsed_s > 0 else 0.0
+
+    @property
+    def left_s(self) -> float | None:
+        """Return the seconds left at the rate so far, or None without a total or a rate."""
+        if self.total is None or self.rate <= 0:
+            return None
+        return max(0, self.total - self.walked) / self.rate
 
 
 class Reporter:
@@ -31,6 +40,8 @@ class Reporter:
 
     def __init__(self, callback: Callable[[ProgressEvent], None] | None) -> None:
         self.callback = callback
+        self.total: int | None = None
+        """Commits to examine, once known (a walk's count), for the events' total and time left."""
         self.started = time.perf_counter()
         self._next = self.started + INTERVAL_S
         self._ticks = 0
@@ -50,9 +61,9 @@ class Reporter:
         now = time.perf_counter()
         if self.callback is not None and now >= self._next:
             self._next = now + INTERVAL_S
-            self.callback(ProgressEvent(walked, kept, walked - kept, now - self.started))
+            self.callback(ProgressEvent(walked, kept, walked - kept, now - self.started, total=self.total))
 
     def finish(self, walked: int, kept: int) -> None:
         """Report the final figures, with ``done=True``."""
         if self.callback is not None:
-            self.callback(ProgressEvent(walked, kept, walked - kept, self.elapsed(), done=True))
+            self.callback(ProgressEvent(walked, kept, walked - kept, self.elapsed(), done=True, total=self.total))

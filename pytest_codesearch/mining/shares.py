@@ -129,6 +129,14 @@ class Share:
         return True
 
 
+def planned_total(plan: Plan) -> int | None:
+    """Return the positions the walk holds once the plan is made (the ranges cover them all), else None."""
+    if not plan.ready.is_set():
+        return None
+    with plan.lock:
+        return int(max(plan.ends[:]))
+
+
 def publish_plan(plan: Plan, total: int, workers: int) -> None:
     """Split the ``total`` positions of the walk among ``workers`` processes and let them start."""
     with plan.lock:

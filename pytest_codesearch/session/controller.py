@@ -36,7 +36,7 @@ from pytest_codesearch.runs.resume import file_digest
 from pytest_codesearch.scoring import metric_names, optional_metric_names
 from pytest_codesearch.session.items import CASE_ATTRIBUTE, INVALID_ATTRIBUTE
 from pytest_codesearch.session.run_end import RunEnd
-from pytest_codesearch.session.progress import Progress, progress_wanted
+from pytest_codesearch.session.progress import Progress, collected_line, progress_wanted
 from pytest_codesearch.session.state import RunState
 from pytest_codesearch.settings.options import identity_values
 from pytest_codesearch.status import Status
@@ -71,6 +71,7 @@ class RunCollector:
         if not config.option.collectonly:
             self.lock = _lock(settings.report_dir, header.run.started_at)
         self.progress = Progress() if progress_wanted(config, settings.progress) else None
+        self.collect_started: float | None = None
 
     @property
     def report(self) -> RunReport | None:
@@ -80,6 +81,7 @@ class RunCollector:
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         """Take the resumed cases; the journal opens once collection says where the report goes."""
         self.session = session
+        self.collect_started = time.monotonic()
         if self.config.option.collectonly:
             return
         self.end.junit_properties()
@@ -210,7 +212,20 @@ class RunCollector:
         if note is not None:
             terminalreporter.write_line(note)
 
+    def _collection_line(self, nodeids: list[str]) -> None:
+        """Print how many cases a long collection made and how fast (once; progress lines only)."""
+        if self.progress is None or self.collect_started is None:
+            return
+        seconds, self.collect_started = time.monotonic() - self.collect_started, None
+        terminal = self.config.pluginmanager.get_plugin("terminalreporter")
+        agents = max(1, len(self.state.choices))
+        goldsets = len({n.partition("::")[0] for n in nodeids})
+        line = collected_line(len(nodeids) // agents, agents, goldsets, seconds)
+        if line is not None and terminal is not None:
+            terminal.write_line(line)
+
     def _collected(self, nodeids: list[str]) -> None:
+        self._collection_line(nodeids)
         new = [n for n in nodeids if n not in self.records.collected]
         self.records.collected.update(new)
         goldsets = {n.partition("::")[0] for n in new} - set(self.records.goldsets)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import hashlib
 import math
@@ -19,6 +20,7 @@ from pytest_codesearch.evaluate import CaseError, CaseSpec, error_record, evalua
 from pytest_codesearch.gcpause import paused_gc
 from pytest_codesearch.goldset import formats
 from pytest_codesearch.goldset.entries import format_error
+from pytest_codesearch.goldset.formats.base import PROGRESS_EVERY
 from pytest_codesearch.goldset.truthfile import GivenTruth, TruthFileError, apply_truth, load_truth_file
 from pytest_codesearch.nodeids import base_nodeid, case_name
 from pytest_codesearch.recordtext import MAX_FAILURE_CHARS, MAX_TEXT_CHARS, clip, safe_text
@@ -30,6 +32,7 @@ from pytest_codesearch.runs.journal import WorkerJournal, worker_journal_dir
 from pytest_codesearch.runner.base import AgentCrashed, AgentError, AgentTimeout
 from pytest_codesearch.scoring.profiles import get_profile
 from pytest_codesearch.settings.model import Settings
+from pytest_codesearch.session.progress import CollectProgress, progress_wanted
 from pytest_codesearch.session.state import STATE, RunState
 
 if TYPE_CHECKING:
@@ -110,9 +113,12 @@ class GoldsetFile(pytest.File):
 
     def _items(self) -> Iterator[pytest.Item]:
         state = self.config.stash[STATE]
-        options = read_options(state.settings)
-        loaded = formats.load(self.path, options)
         display = self.display_path()
+        progress = _collect_progress(self.config, display)
+        options = read_options(state.settings)
+        if progress is not None:
+            options = dataclasses.replace(options, progress=lambda done, total: progress.step("reading entries", done, total))
+        loaded = formats.load(self.path, options)
         state.goldset_cases[display] = len(loaded.cases)
         if loaded.error is not None:
             yield BrokenEntryItem.from_parent(
@@ -124,7 +130,9 @@ class GoldsetFile(pytest.File):
         )
         base = loaded.metadata.base_commit
         fixtureinfo = None
-        for entry in loaded.entries:
+        for number, entry in enumerate(loaded.entries, start=1):
+            if progress is not None and number % PROGRESS_EVERY == 0:
+                progress.step("collecting cases", number, len(loaded.entries))
             if entry.case is None:
                 yield BrokenEntryItem.from_parent(
                     self,
@@ -257,6 +265,23 @@ class CaseItem(pytest.Function):
     def reportinfo(self) -> tuple[Path, int, str]:
         """Point reports at the case's line in the gold set."""
         return self.path, self.spec.line - 1, self.name
+
+
+def _collect_progress(config: pytest.Config, display: str) -> CollectProgress | None:
+    """Return the progress lines of collecting one gold-set file, or None when they are not wanted."""
+    terminal = config.pluginmanager.get_plugin("terminalreporter")
+    if terminal is None or not progress_wanted(config, config.stash[STATE].settings.progress):
+        return None
+    capture = config.pluginmanager.get_plugin("capturemanager")
+
+    def write(line: str) -> None:  # pytest captures output while a file is collected: print past it
+        if capture is None:
+            terminal.write_line(line)
+            return
+        with capture.global_and_fixture_disabled():
+            terminal.write_line(line)
+
+    return CollectProgress(display, write)
 
 
 def given_truth(settings: Settings) -> dict[str, GivenTruth]:

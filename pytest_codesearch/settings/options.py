@@ -209,9 +209,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("generate_lines", Boolean(), True, "with --codesearch-generate: record the line ranges, functions and "
            "modules each mined commit changes (false: files only, for about half the mining time on large histories)",
            flag="--codesearch-generate-lines", yaml="dataset.lines"),
-    Option("progress", Choice(("auto", "on", "off"), metavar="WHEN"), "auto", "a progress line every 10 s while "
-           "cases run (done, total, rate, time left, indexing so far): auto = on a terminal, not under -q and "
-           "not in CI ($CI set)", flag="--codesearch-progress", ini="codesearch_progress", yaml="output.progress"),
+    Option("progress", Choice(("auto", "on", "off"), metavar="WHEN"), "auto", "progress lines while gold sets are "
+           "collected, cases run and histories are mined (done of total, rate, time left, each agent's indexing): "
+           "auto = on a terminal, not under -q and not in CI ($CI set)", flag="--codesearch-progress", ini="codesearch_progress", yaml="output.progress"),
     Option("no_save", Boolean(), False, "do not save this run under <cache_dir>/history/ (see docs/ci.md)",
            flag="--codesearch-no-save", action="store_true", shown_default="off (every run is saved)"),
     Option("history_keep", Integer(), DEFAULT_HISTORY_KEEP, "saved runs kept under <cache_dir>/history/: saving "

@@ -31,6 +31,13 @@ class ReadOptions:
     convention: str = "native"
     """SWE-bench: how entities derived from the patch are named (``goldset/conventions.py``; the scoring
     profile's truth convention)."""
+    progress: Callable[[int, int], None] | None = None
+    """Called with (entries read, entries in the file) as a reader goes, for progress lines (every
+    ``PROGRESS_EVERY`` entries of a large file, and each instance of a SWE-bench file); None: not called."""
+
+
+PROGRESS_EVERY = 512
+"""Entries a fast reader reads between two calls of ``ReadOptions.progress``."""
 
 
 @dataclass(frozen=True)

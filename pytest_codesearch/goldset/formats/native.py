@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from pytest_codesearch.goldsniff import sniff_native
 
 from ..jsontext import LineIndex, elements, members, skip
 from ..model import EXTENSION_PREFIXES, GoldSetMetadata, unknown_field_message
-from .base import Format, ReadOptions
+from .base import PROGRESS_EVERY, Format, ReadOptions
 
 _DOCUMENT_KEYS = ("metadata", "test_cases")
 
@@ -36,7 +37,7 @@ def load_native(path: Path, options: ReadOptions | None = None) -> LoadedGoldSet
     except OSError as exc:
         return LoadedGoldSet(path, GoldSetMetadata(), [], f"cannot read: {exc.strerror or exc}")
     if path.suffix.lower() == ".jsonl":
-        return _JsonlReader(path).read(data)
+        return _JsonlReader(path, (options or ReadOptions()).progress).read(data)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -48,8 +49,9 @@ def load_native(path: Path, options: ReadOptions | None = None) -> LoadedGoldSet
 class _JsonlReader:
     """Reads the JSONL form: an optional metadata line first, then one case per line."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, progress: Callable[[int, int], None] | None = None) -> None:
         self.path = path
+        self.progress = progress
         self.metadata = GoldSetMetadata()
         self.entries: list[CaseEntry] = []
         self.errors: list[str] = []
@@ -59,7 +61,11 @@ class _JsonlReader:
     def read(self, data: bytes) -> LoadedGoldSet:
         """Return the gold set held by the bytes ``data``."""
         offset = 0
-        for number, raw in enumerate(data.split(b"\n"), start=1):
+        lines = data.split(b"\n")
+        total = len(lines) - (lines[-1] == b"")  # a last newline ends the last line, it starts none
+        for number, raw in enumerate(lines, start=1):
+            if self.progress is not None and number % PROGRESS_EVERY == 0:
+                self.progress(number, total)
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as exc:

@@ -56,7 +56,11 @@ def load_swebench(path: Path, options: ReadOptions) -> LoadedGoldSet:
     """Return the cases of a file of SWE-bench-style instances; never raises for bad content."""
     records, error = read_records(path)
     builder = _CaseBuilder(path, options)
-    entries = [builder.entry(line, value) for line, value in records]
+    entries = []
+    for done, (line, value) in enumerate(records, start=1):
+        entries.append(builder.entry(line, value))
+        if options.progress is not None:
+            options.progress(done, len(records))
     return LoadedGoldSet(path, GoldSetMetadata(), entries, error)
 
 
