@@ -75,14 +75,36 @@ def test_compare_two_saved_runs_runs_no_case(pytester: pytest.Pytester, project:
         "Gold sets compared: cases.jsonl.",
         "| oracle | mrr | 1.000 | 1.000 | +0.000 | +0.000 [+0.000, +0.000] | 3 | 1 | 1 |",
         "Agents only in previous: bm25", "Agents only in latest: keyword",
-        "comparison written to *comparison.md",
+        "comparison written to *comparison.md, *comparison.html",
     ])  # fmt: skip
     assert "passed" not in result.stdout.str()
     written = (pytester.path / "codesearch-report" / "comparison.md").read_text()
     assert written.startswith("# Comparison: previous → latest")
+    page = (pytester.path / "codesearch-report" / "comparison.html").read_text()
+    assert "<h2>Compared with previous</h2>" in page and "<td>oracle</td><td>mrr</td><td>1.000</td><td>1.000</td>" in page
     missing = pytester.runpytest("--codesearch-compare", "latest", "nope")
     assert missing.ret == pytest.ExitCode.USAGE_ERROR
     missing.stderr.fnmatch_lines(["*nope: no such file, run directory or saved run in *history*"])
+
+
+def test_a_run_with_a_baseline_shows_the_comparison_in_its_report(pytester: pytest.Pytester, project: Path) -> None:
+    pytester.runpytest("--codesearch-agent=oracle,random", "--codesearch-seed=1").assert_outcomes(passed=6)
+    result = pytester.runpytest("--codesearch-agent=oracle,path", "--codesearch-seed=1", "--codesearch-baseline=latest")
+    result.assert_outcomes(passed=6)
+    result.stdout.fnmatch_lines(["codesearch: oracle ndcg@10 1.000 -> 1.000 (+0.000, p (Holm) 1) against the baseline latest"])
+    report = pytester.path / "codesearch-report"
+    page = (report / "report.html").read_text()
+    assert '<a href="#baseline">Baseline</a>' in page and '<section id="baseline" class="baseline">' in page
+    assert "<h2>Compared with baseline latest</h2>" in page and "Agents only in baseline latest: random." in page
+    assert (report / "comparison.md").read_text().startswith("# Comparison: baseline latest → this run")
+    assert "<h2>Compared with baseline latest</h2>" in (report / "comparison.html").read_text()
+    (pytester.path / "other.jsonl").write_text((pytester.path / "cases.jsonl").read_text())
+    (pytester.path / "cases.jsonl").rename(pytester.path / "moved.jsonl.off")
+    apart = pytester.runpytest("--codesearch-agent=oracle", "other.jsonl", "--codesearch-baseline=latest")
+    apart.assert_outcomes(passed=3)
+    apart.stdout.fnmatch_lines(["codesearch: not compared with the baseline latest: baseline latest and this run share no gold set*"])
+    assert '<section id="baseline"' not in (report / "report.html").read_text()
+    assert not (report / "comparison.md").exists()
 
 
 @pytest.mark.parametrize("dist", ["-n0", "-n2"])

@@ -367,3 +367,23 @@ def test_the_page_speaks_of_what_a_reader_must_know() -> None:
     alone = render_html(single)
     assert "(1 case)" in alone and "needs two agents" not in alone and "Best balance" not in alone
     assert 'createElement("wbr")' in page
+
+
+def test_the_comparison_section_marks_better_and_worse_by_each_metric_direction() -> None:
+    from pytest_codesearch.report.render.html_compare import comparison_views
+    from pytest_codesearch.runs.compare import MetricDelta, RunComparison
+
+    deltas = [
+        MetricDelta("bm25", "ndcg@10", 0.5, 0.6, 40, 0.1, (0.02, 0.18), 0.01, 0.02, True),
+        MetricDelta("bm25", "latency_p50", 2.0, 3.5, 40, 1.5, (1.0, 2.0), 0.001, 0.002, True),
+        MetricDelta("bm25", "mrr", 0.7, 0.7, 40, 0.0, (0.0, 0.0), 1.0, 1.0, False),
+    ]
+    comparison = RunComparison("baseline latest", "this run", deltas, [], None, goldsets=["a.jsonl"], family=3)
+    (view,) = comparison_views([comparison])
+    assert [(r.metric, r.diff, r.trend, r.paired, r.p_holm) for r in view.rows] == [
+        ("ndcg@10", "+0.100", "better", "+0.100 [+0.020, +0.180]", "0.02"),
+        ("latency_p50", "+1.500", "worse", "+1.500 [+1.000, +2.000]", "0.002"),
+        ("mrr", "+0.000", "", "+0.000 [+0.000, +0.000]", "1"),
+    ]
+    page = render_html(make_report(4), comparisons=[comparison])
+    assert '<td class="better">+0.100</td>' in page and '<td class="worse">+1.500</td>' in page

@@ -31,11 +31,10 @@ def run_history_command(settings: Settings, here: Path) -> int | None:
 
 def _compare(settings: Settings, refs: list[str], here: Path) -> int:
     """Compare each run after the first with the first, on the gold sets both hold; print the markdown and
-    write ``comparison.md``. Two runs that share no gold set are a usage error, in one line."""
-    from pytest_codesearch.atomic import write_atomic
-    from pytest_codesearch.runs.compare import LATENCY_FIGURES, ComparisonError, compare_runs
+    write ``comparison.md`` and ``comparison.html`` (the formats asked for). Two runs that share no gold set are a usage error, in one line."""
+    from pytest_codesearch.report.render.formats import write_reports
+    from pytest_codesearch.runs.compare import ComparisonError, compare_headline
     from pytest_codesearch.runs.compare_render import render_comparison
-    from pytest_codesearch.report.headline import headline_metrics
 
     if len(refs) < 2:
         raise pytest.UsageError("--codesearch-compare: give at least two runs, e.g. previous latest")
@@ -45,17 +44,14 @@ def _compare(settings: Settings, refs: list[str], here: Path) -> int:
     except HistoryError as exc:
         raise pytest.UsageError(str(exc)) from None
     base = reports[0]
-    parts = []
+    comparisons = []
     for ref, report in zip(refs[1:], reports[1:]):
-        metrics = [*headline_metrics(report), "latency_p50", "latency_p90"]
-        metrics = [m for m in metrics if m in LATENCY_FIGURES or m in base.metric_names()]
         try:
-            comparison = compare_runs(base, report, metrics, labels=(refs[0], ref))
+            comparisons.append(compare_headline(base, report, labels=(refs[0], ref)))
         except ComparisonError as exc:
             raise pytest.UsageError(f"--codesearch-compare: {exc}") from None
-        parts.append(render_comparison(comparison))
-    text = "\n".join(parts)
-    target = settings.report_dir / "comparison.md"
-    sys.stdout.write(text + f"\ncomparison written to {target}\n")
-    write_atomic(target, text)
+    sys.stdout.write("\n".join(render_comparison(c) for c in comparisons))
+    written = write_reports(reports[-1], settings.report_dir, settings.formats, comparisons, only_comparisons=True)
+    if written:
+        sys.stdout.write(f"\ncomparison written to {', '.join(str(p) for p in written)}\n")
     return 0

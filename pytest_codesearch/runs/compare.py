@@ -188,6 +188,16 @@ def compare_runs(
     )
 
 
+def compare_headline(before: RunReport, after: RunReport, labels: tuple[str, str]) -> RunComparison:
+    """Return the comparison a person reads: ``after``'s headline metrics and the latency figures, on the
+    gold sets both runs hold (``ComparisonError`` when none)."""
+    from pytest_codesearch.report.headline import headline_metrics
+
+    metrics = [*headline_metrics(after), "latency_p50", "latency_p90"]
+    metrics = [m for m in metrics if m in LATENCY_FIGURES or m in before.metric_names()]
+    return compare_runs(before, after, metrics, labels=labels)
+
+
 def _scoped(report: RunReport, goldsets: list[str]) -> RunReport:
     """Return ``report`` with only the cases of ``goldsets`` (itself when it holds no other)."""
     keep = set(goldsets)

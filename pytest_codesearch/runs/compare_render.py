@@ -9,8 +9,16 @@ the biggest wins and losses.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from pytest_codesearch.report.model import RunReport
 from pytest_codesearch.report.render.mdtable import MISSING, escape_cell, table
 from pytest_codesearch.runs.compare import MetricDelta, RankChange, RunComparison
+
+
+def render_comparisons(report: RunReport, comparisons: Sequence[RunComparison]) -> str:
+    """Return ``comparison.md``: each comparison of ``report``'s run with another (the writer registry's entry)."""
+    return "\n".join(render_comparison(c) for c in comparisons)
 
 
 def render_comparison(comparison: RunComparison, max_cases: int = 10) -> str:

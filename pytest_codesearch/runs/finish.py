@@ -11,6 +11,7 @@ the same saved run, the same gate verdicts and the same exit status::
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +24,7 @@ from pytest_codesearch.runs.gates import Gates
 from pytest_codesearch.runs.journal import RunRecords, read_journal
 
 if TYPE_CHECKING:
+    from pytest_codesearch.runs.compare import RunComparison
     from pytest_codesearch.settings.model import Settings
 
 OK, TESTS_FAILED, INTERRUPTED, INTERNAL_ERROR, NO_TESTS_COLLECTED = 0, 1, 2, 3, 5
@@ -73,7 +75,8 @@ def finish_run(records: RunRecords, ending: Ending, session_status: int) -> Fini
     """
     report = build_report(records)
     finished = Finished(report, OK)
-    _write_outputs(report, ending.targets, finished)
+    comparisons = _baseline_comparison(report, ending.gates, finished)
+    _write_outputs(report, ending.targets, finished, comparisons)
     if ending.saving is not None:
         _save(report, records, ending.saving, finished)
     gate_failures = ending.gates.check(report)
@@ -135,14 +138,52 @@ def report_from_journal(path: Path) -> RunReport:
     return build_report(read_journal(path))
 
 
-def _write_outputs(report: RunReport, targets: Targets, finished: Finished) -> None:
+def _baseline_comparison(report: RunReport, gates: Gates, finished: Finished) -> list[RunComparison]:
+    """Return the run's comparison with its baseline (``--codesearch-baseline``), with a line per agent on
+    its first headline metric; none without a baseline, or with one line saying why they cannot be compared."""
+    from pytest_codesearch.runs.compare import ComparisonError, compare_headline
+
+    if gates.baseline is None:
+        return []
+    try:
+        comparison = compare_headline(gates.baseline, report, labels=(gates.baseline_name, "this run"))
+    except ComparisonError as exc:
+        finished.lines.append(f"codesearch: not compared with the {gates.baseline_name}: {exc}")
+        return []
+    finished.lines += comparison_lines(comparison)
+    return [comparison]
+
+
+def comparison_lines(comparison: RunComparison) -> list[str]:
+    """Return one line per agent of a comparison on its first metric: both figures, Δ, and Holm's p."""
+    if not comparison.deltas:
+        return []
+    first = comparison.deltas[0].metric
+    lines = []
+    for delta in (d for d in comparison.deltas if d.metric == first and d.diff is not None):
+        p = "" if delta.p_holm is None else f", p (Holm) {delta.p_holm:.3g}{' significant' if delta.significant else ''}"
+        lines.append(
+            f"codesearch: {delta.agent} {first} {delta.before:.3f} -> {delta.after:.3f} ({delta.diff:+.3f}{p}) "
+            f"against the {comparison.before}"
+        )
+    return lines
+
+
+def _write_outputs(
+    report: RunReport, targets: Targets, finished: Finished, comparisons: list[RunComparison]
+) -> None:
     """Write every output ``targets`` asks for; one that cannot be written is a failure line, not an error."""
     for entry in REPORT_FORMATS.values():
         destination = entry.destination(targets)
         if destination is None:
             continue
+        if not entry.applies(comparisons):  # an earlier run's comparison must not pass for this run's
+            if entry.target == "report_dir":
+                with contextlib.suppress(OSError):
+                    destination.unlink(missing_ok=True)
+            continue
         try:
-            entry.write(report, destination)
+            entry.write(report, destination, comparisons)
         except OSError as exc:
             _cannot_write(finished, exc, _WHAT[entry.target])
             continue

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 from markupsafe import Markup
@@ -27,7 +27,11 @@ from pytest_codesearch.report.render.html_cases import SHOWN_PATHS, case_json
 from pytest_codesearch.report.model import GroupSummary, Leader, MetricSummary, Recommendations, RunReport
 from pytest_codesearch.report.recommend import TITLES
 from pytest_codesearch.report.table import case_latency
+from pytest_codesearch.report.render.html_compare import comparison_views
 from pytest_codesearch.status import Status
+
+if TYPE_CHECKING:
+    from pytest_codesearch.runs.compare import RunComparison
 
 DIMENSION_TITLES = {"complexity": "complexity", "category": "category", "goldset": "gold set",
                     "repo": "repository"}  # fmt: skip
@@ -57,17 +61,31 @@ class AgentRow:
     index_ms: float
 
 
-def render_html(report: RunReport, headline: Sequence[str] | None = None) -> str:
-    """Return ``report.html`` for ``report``; ``headline`` defaults to the report's headline (as summary.md).
+def render_html(
+    report: RunReport, headline: Sequence[str] | None = None, comparisons: Sequence[RunComparison] = ()
+) -> str:
+    """Return ``report.html`` for ``report``; ``headline`` defaults to the report's headline (as summary.md);
+    each of ``comparisons`` (against a baseline run) gets a section.
 
     The cyclic garbage collector is paused meanwhile: the page data is acyclic, and at 100,000
     records its passes over the report's objects took a third of the time.
     """
     with paused_gc():
-        return _render(report, headline)
+        return _render(report, headline, comparisons)
 
 
-def _render(report: RunReport, headline: Sequence[str] | None) -> str:
+def render_report_page(report: RunReport, comparisons: Sequence[RunComparison]) -> str:
+    """Return ``report.html`` with its headline, and a section per comparison (the writer registry's entry)."""
+    return render_html(report, None, comparisons)
+
+
+def render_comparison_page(report: RunReport, comparisons: Sequence[RunComparison]) -> str:
+    """Return ``comparison.html``: the comparisons' sections of ``report.html`` as a page of their own."""
+    template = _environment().get_template("comparison_page.html.j2")
+    return template.render(comparison_views=comparison_views(comparisons), style=_asset("report.css"))
+
+
+def _render(report: RunReport, headline: Sequence[str] | None, comparisons: Sequence[RunComparison]) -> str:
     """Return the page (see ``render_html``)."""
     metrics = list(dict.fromkeys(headline if headline is not None else report.headline or headline_metrics(report)))
     picks = report.recommendations
@@ -94,6 +112,7 @@ def _render(report: RunReport, headline: Sequence[str] | None) -> str:
         fmt=_fmt,
         shown_paths=SHOWN_PATHS,
         strip_points=charts.STRIP_POINTS,
+        comparison_views=comparison_views(comparisons),
     )
 
 
