@@ -111,7 +111,7 @@ def _row(delta: MetricDelta) -> DeltaRow:
 
     diff = delta.diff
     trend = ""
-    if diff:
+    if diff is not None and round(diff, 3) != 0:  # a change the shown digits cannot see has no colour
         better = diff < 0 if delta.metric in LATENCY_FIGURES else diff > 0
         trend = "better" if better else "worse"
     paired = MISSING
