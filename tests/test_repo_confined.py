@@ -64,3 +64,18 @@ def test_a_working_tree_over_the_cache_bound_is_not_copied(tmp_path: Path) -> No
         " give base_commit, or raise the bound"
     )
     assert not (tmp_path / "cache" / "worktrees").exists() or not any((tmp_path / "cache" / "worktrees").iterdir())
+
+
+def test_a_bare_mirror_outside_the_project_is_a_repository_even_without_its_config(
+    pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    import pygit2
+
+    outside = tmp_path_factory.mktemp("mirrors")
+    head = commit(init_repo(outside / "clone"), {"secret.txt": "secret\n"}, "first")
+    mirror = pygit2.clone_repository(str(outside / "clone"), str(outside / "mirror"), bare=True)
+    (Path(mirror.path) / "config").unlink()  # as some mirror copies come: HEAD, objects, refs and no config
+    line = {"id": "m", "query": "secret", "ground_truth_files": ["secret.txt"], "repo": str(outside / "mirror"),
+            "base_commit": str(head)}  # fmt: skip
+    (pytester.path / "cases.jsonl").write_text(json.dumps(line) + "\n")
+    pytester.runpytest("--codesearch-agent=oracle", "--codesearch-runs=1").assert_outcomes(passed=1)

@@ -76,12 +76,24 @@ def outside_project(path: Path, project: Path) -> str | None:
     """Return why the resolved repository directory ``path`` may not be searched without
     ``--codesearch-allow-any-repo``, or None: it must be a git repository (its work tree or git directory)
     or lie inside ``project`` (the rootdir), so that a gold set cannot point agents at ``/etc``."""
-    if path == project or path.is_relative_to(project) or find_repository(path) == path:
+    if path == project or path.is_relative_to(project) or find_repository(path) == path or _is_git_dir(path):
         return None
     return (
         f"{path} is neither a git repository nor inside the project {project}; to search it anyway, run with"
         " --codesearch-allow-any-repo"
     )
+
+
+def _is_git_dir(path: Path) -> bool:
+    """Return True when ``path`` is a git directory itself: a bare clone, also one without a ``config`` file,
+    which libgit2 opens as if its parent were the work tree (mirrors copied without their config)."""
+    import pygit2
+
+    try:
+        found = pygit2.discover_repository(str(path))
+    except pygit2.GitError:
+        return False
+    return found is not None and Path(found).resolve() == path.resolve()
 
 
 def confined(resolved: Resolved, project: Path | None) -> Resolved:
