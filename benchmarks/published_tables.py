@@ -21,7 +21,14 @@ the ``meta_data`` of LocAgent's outputs (all 300 Lite instances). Nothing is fet
 repository root::
 
     python benchmarks/published_tables.py [--mirror-root /work/.mirror] [--mirrors mirrors.json]
-        [--papers locagent,cosil,orcaloca] [--cosil-files all]
+        [--papers locagent,cosil,orcaloca] [--cosil-files all] [--edit-functions FILE]
+
+``--edit-functions`` (JSON ``{instance_id: [path.py:Name, ...]}``, or JSONL instances carrying
+``edit_functions``) scores LocAgent's row against the dataset's own function lists, as its table was
+(``--codesearch-entity-truth=dataset``), and lists the instances whose patch-derived truth differs from
+them, level by level. LocAgent's table divides by every evaluated instance (a case without module or
+function truth counts 0); ``results.json`` averages over the cases with truth at that level: both are
+printed.
 """
 
 from __future__ import annotations
@@ -84,14 +91,20 @@ def jsonl(text: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
-def write_instances(locagent: Path, target: Path, keep: set[str] | None = None) -> list[str]:
-    """Write the Lite instances found in LocAgent's outputs to ``target`` (only ``keep`` when given); return ids."""
+def write_instances(
+    locagent: Path, target: Path, keep: set[str] | None = None, given: dict[str, list[str]] | None = None
+) -> list[str]:
+    """Write the Lite instances found in LocAgent's outputs to ``target`` (only ``keep`` when given; with
+    ``given[instance_id]`` as ``edit_functions``); return ids."""
     fields = ("repo", "base_commit", "problem_statement", "patch")
     lines, ids = [], []
     for record in jsonl(show(locagent, LOCAGENT_OUTPUTS)):
         if keep is None or record["instance_id"] in keep:
             meta = record["meta_data"]
-            lines.append(json.dumps({"instance_id": record["instance_id"], **{f: meta[f] for f in fields}}))
+            instance = {"instance_id": record["instance_id"], **{f: meta[f] for f in fields}}
+            if given and record["instance_id"] in given:
+                instance["edit_functions"] = given[record["instance_id"]]
+            lines.append(json.dumps(instance))
             ids.append(record["instance_id"])
     target.write_text("\n".join(lines) + "\n")
     return ids
@@ -140,19 +153,29 @@ def table(title: str, rows: list[tuple[str, float, float]], source: str) -> None
 
 
 def locagent_table(work: Path, args: argparse.Namespace) -> None:
-    """LocAgent's Claude-3.5 row, truth derived from each patch under the locagent profile."""
+    """LocAgent's Claude-3.5 row under the locagent profile, truth derived from each patch (or given by
+    ``--edit-functions``)."""
     instances = work / "lite274" / "lite274.jsonl"
     instances.parent.mkdir()
-    write_instances(args.locagent, instances, locagent_kept(args.locagent))
+    write_instances(args.locagent, instances, locagent_kept(args.locagent), edit_functions(args.edit_functions))
     predictions = work / "loc_outputs.jsonl"
     predictions.write_text(show(args.locagent, LOCAGENT_OUTPUTS))
-    results = run_plugin(work, "locagent", instances, [f"--codesearch-predictions={predictions}",
-                         "--codesearch-ks=1,3,5,10", "--codesearch-profile=locagent"], args)  # fmt: skip
+    options = [f"--codesearch-predictions={predictions}", "--codesearch-ks=1,3,5,10", "--codesearch-profile=locagent"]
+    if args.edit_functions is not None:
+        options.append("--codesearch-entity-truth=dataset")
+    results = run_plugin(work, "locagent", instances, options, args)
     records = results["cases"]
     rows = [(name, published, mean_pct(records, name)) for name, published in LOCAGENT_PUBLISHED.items()]
-    table(f"LocAgent claude-3.5, {len(records)} Lite instances, truth from the patches "
+    truth = "the dataset's edit_functions" if args.edit_functions is not None else "the patches"
+    table(f"LocAgent claude-3.5, {len(records)} Lite instances, truth from {truth} "
           f"(--codesearch-profile=locagent; {results['wall_s']:.0f} s)", rows, "published")  # fmt: skip
     print("\n".join(not_ok(results)))
+    print(denominators(results))
+    if args.edit_functions is not None:
+        differences = truth_differences(instances, args.repo_map)
+        print(f"  instances whose patch-derived truth differs from edit_functions: {len(differences)}")
+        print("\n".join(differences))
+        return
     theirs = locagent_truth(args.locagent)
     differ = {r["id"]: theirs[r["id"]] for r in records if canonical(r["ground_truth_functions"]) != theirs[r["id"]]}
     print(f"  instances whose derived function truth differs from LocAgent's own lists: {len(differ)}")
@@ -171,6 +194,45 @@ def locagent_table(work: Path, args: argparse.Namespace) -> None:
         rows = [(name, published, mean_pct(checked["cases"], name)) for name, published in LOCAGENT_PUBLISHED.items()]
         table(f"the same with LocAgent's lists for those {len(differ)} instances (--codesearch-truth)", rows,
               "published")  # fmt: skip
+
+
+def edit_functions(path: Path | None) -> dict[str, list[str]]:
+    """Return ``{instance_id: edit_functions}`` from a JSON map or JSONL instances; empty without a file."""
+    if path is None:
+        return {}
+    text = path.read_text()
+    if path.suffix == ".jsonl":
+        return {r["instance_id"]: r["edit_functions"] for r in jsonl(text) if "edit_functions" in r}
+    given: dict[str, list[str]] = json.loads(text)
+    return given
+
+
+def denominators(results: dict[str, Any]) -> str:
+    """Return the line saying what each figure divides by: ours as LocAgent's table, and results.json's."""
+    records, summary = results["cases"], results["agents"]["replay"]["metrics"]
+    shown = ", ".join(f"{name} {summary[name]['mean'] * 100:.2f} (n={summary[name]['n']})"
+                      for name in LOCAGENT_PUBLISHED if name in summary)  # fmt: skip
+    return (f"  ours: over all {len(records)} instances, one without truth at a level counting 0, as LocAgent's "
+            f"table divides; results.json: over the n cases with truth at that level: {shown}")
+
+
+def truth_differences(instances: Path, repo_map: dict[str, str]) -> list[str]:
+    """Return, per instance and level, the entities only the patch gives and only ``edit_functions`` gives."""
+    from pytest_codesearch.goldset.formats import ReadOptions, load
+    from pytest_codesearch.scoring.levels import constructor_as_class
+
+    repos = {repo: Path(path) for repo, path in repo_map.items()}
+    derived = {c.id: c for c in load(instances, ReadOptions(repos=repos, convention="locagent")).cases}
+    given = {c.id: c for c in load(instances, ReadOptions(repos=repos, entity_truth="dataset")).cases}
+    lines = []
+    for case_id in sorted(derived.keys() & given.keys()):
+        for level in ("functions", "modules"):
+            ours = {constructor_as_class(e) for e in getattr(derived[case_id], f"ground_truth_{level}")}
+            theirs = {constructor_as_class(e) for e in getattr(given[case_id], f"ground_truth_{level}")}
+            if ours != theirs:
+                lines.append(f"    {case_id} {level}: patch only {sorted(ours - theirs)}, "
+                             f"dataset only {sorted(theirs - ours)}")  # fmt: skip
+    return lines
 
 
 def canonical(functions: list[str]) -> set[str]:
@@ -263,6 +325,8 @@ def main() -> None:
     parser.add_argument("--mirrors", type=Path, default=None, help="JSON {owner/name: git dir} (overrides the root)")
     parser.add_argument("--papers", default="locagent,cosil,orcaloca")
     parser.add_argument("--cosil-files", choices=("32b", "all"), default="32b")
+    parser.add_argument("--edit-functions", type=Path, default=None,
+                        help="the dataset's function lists for LocAgent's row (JSON map or JSONL instances)")
     args = parser.parse_args()
     root = args.mirror_root
     args.locagent, args.cosil = root / "gersteinlab+LocAgent/repo", root / "ZhonghaoJiang+CoSIL/repo"
