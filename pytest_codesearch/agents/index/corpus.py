@@ -220,6 +220,21 @@ class SnapshotIndexer:
             return view.read
         return partial(_read_file, root, self.max_bytes)
 
+    def blob_ids(self, root: Path) -> Callable[[str], str | None] | None:
+        """Return the git blob id of each of ``root``'s files by path (None for no such file), or None
+        unless ``root`` is a commit's snapshot (a directory searched as it is may change under us)."""
+        view = self._view_for(root)
+        if view is None or view.tree_id is None:
+            return None
+        blobs: dict[str, str] = {}
+
+        def blob_of(path: str) -> str | None:
+            if not blobs:
+                blobs.update((file.path, file.blob) for file in view.files)
+            return blobs.get(path)
+
+        return blob_of
+
     def _view_for(self, root: Path) -> SnapshotView | None:
         """Return the view the hook passed when it is ``root``'s, else the one this process made for ``root``."""
         view = self._view
