@@ -39,7 +39,7 @@ import numpy as np
 import numpy.typing as npt
 
 from pytest_codesearch import filekinds, pathglob
-from pytest_codesearch.agents.index import corpus, postings, snapshot_files, tokencache, tokenize
+from pytest_codesearch.agents.index import corpus, postings, snapshot_files, tokencache, tokenize, wordtable
 from pytest_codesearch.agents.index.filestore import FileStore, source_digest, store_bound
 from pytest_codesearch.agents.index.postings import IdArray, Postings, TokenCorpus, base_corpus
 
@@ -84,7 +84,7 @@ def stored_index(
 @lru_cache(maxsize=16)
 def code_digest(*modules: ModuleType) -> str:
     """Return a hash of the source of the modules that make an index, and of ``modules``."""
-    base = (tokenize, tokencache, filekinds, pathglob, snapshot_files, postings, corpus, sys.modules[__name__])
+    base = (tokenize, wordtable, tokencache, filekinds, pathglob, snapshot_files, postings, corpus, sys.modules[__name__])
     return source_digest(*base, *modules)[:12]
 
 
