@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from pytest_codesearch.agents.index.tokenize import STOP_WORDS, count_tokens, path_tokens, tokenize
+from pytest_codesearch.agents.index.tokencache import newest_terms
 from pytest_codesearch.agents.index.wordtable import WordTable
 
 IDENTIFIERS = [
@@ -112,3 +113,8 @@ def test_a_word_table_counts_term_ids_as_count_tokens_counts_tokens() -> None:
     ids, counts = table.counts("snapshot snapshot_store Snapshot")
     assert {list(vocabulary)[i]: n for i, n in zip(ids, counts.tolist())} == {"snapshot": 3, "store": 1,
                                                                                "snapshot_store": 1}  # fmt: skip
+
+
+def test_the_newest_terms_are_read_from_the_vocabularys_end_oldest_first() -> None:
+    vocabulary = {"login": 0, "token": 1, "session": 2}
+    assert newest_terms(vocabulary, 2) == ["token", "session"] and newest_terms(vocabulary, 0) == []

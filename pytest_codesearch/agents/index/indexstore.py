@@ -42,6 +42,7 @@ from pytest_codesearch import filekinds, pathglob
 from pytest_codesearch.agents.index import corpus, postings, snapshot_files, tokencache, tokenize, wordtable
 from pytest_codesearch.agents.index.filestore import FileStore, source_digest, store_bound
 from pytest_codesearch.agents.index.postings import IdArray, Postings, TokenCorpus, base_corpus
+from pytest_codesearch.agents.index.tokencache import newest_terms
 
 FORMAT = "i1"
 _HEADER = struct.Struct("<4sIIQ")  # magic, corpora, terms, bytes of the terms
@@ -282,7 +283,10 @@ def _terms_of(vocabulary: Mapping[str, int]) -> list[str]:
         del _TERMS[next(iter(_TERMS))]
     names = cached[1]
     if len(names) < len(vocabulary):
-        names.extend(itertools.islice(vocabulary, len(names), None))
+        if isinstance(vocabulary, dict):  # from its end: the vocabulary may hold millions of terms
+            names.extend(newest_terms(vocabulary, len(vocabulary) - len(names)))
+        else:
+            names.extend(itertools.islice(vocabulary, len(names), None))
     return names
 
 

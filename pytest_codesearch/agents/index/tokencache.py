@@ -183,7 +183,7 @@ class TokenCache:
         """Return the terms of ``ids`` (term ids number terms in the vocabulary's insertion order)."""
         names = self._terms
         if len(names) < len(self.vocabulary):
-            names.extend(itertools.islice(self.vocabulary, len(names), None))
+            names.extend(newest_terms(self.vocabulary, len(self.vocabulary) - len(names)))
         return [names[i] for i in ids.tolist()]
 
     def _arrays(self, tokens: Iterable[str], values: IdArray) -> BlobTokens:
@@ -204,6 +204,13 @@ class TokenCache:
         while self._postings > self.max_postings and len(self._blobs) > 1:
             evicted = self._blobs.popitem(last=False)[1]
             self._postings -= 0 if evicted is None else len(evicted.term_ids)
+
+
+def newest_terms(vocabulary: dict[str, int], count: int) -> list[str]:
+    """Return the last ``count`` terms added to ``vocabulary``, oldest first, in time proportional to ``count``."""
+    newest = list(itertools.islice(reversed(vocabulary), count))
+    newest.reverse()
+    return newest
 
 
 def document_arrays(cache: TokenCache, text: BlobTokens, path: str, path_weight: int) -> Document:
