@@ -182,13 +182,17 @@ def _bm25(
     token counts again, as in the file-level score."""
     avgdl = sum(doc.length for doc in docs) / len(docs) or 1.0
     norms = [k1 * (1 - b + b * doc.length / avgdl) for doc in docs]
-    scores = [0.0] * len(docs)
+    weights = {}  # by query order: each document adds its terms in this order, as one loop over terms would
     for token, repeats in Counter(query_tokens).items():
         weight = idf(token) * repeats * (k1 + 1)
-        if not weight:
-            continue
-        for i, doc in enumerate(docs):
-            tf = doc.counts.get(token)
-            if tf:
-                scores[i] += weight * tf / (tf + norms[i])
+        if weight:
+            weights[token] = weight
+    order = {token: n for n, token in enumerate(weights)}
+    scores = [0.0] * len(docs)
+    for i, doc in enumerate(docs):
+        counts, score = doc.counts, 0.0
+        for token in sorted(counts.keys() & weights.keys(), key=order.__getitem__):
+            tf = counts[token]
+            score += weights[token] * tf / (tf + norms[i])
+        scores[i] = score
     return scores
