@@ -27,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pytest_codesearch.agents.builtin.bm25 import BM25Agent
-from pytest_codesearch.agents.index import entitystore, functions
+from pytest_codesearch.agents.index import functions
 from pytest_codesearch.agents.index.indexstore import use_index_store
 from pytest_codesearch.agents.index.tokencache import TokenCache, shared_token_cache
 from pytest_codesearch.agents.index.tokenstore import use_token_store
@@ -86,7 +86,12 @@ def answer(agent: BM25Agent, snapshot: Snapshot, query: str) -> Answer:
 
 def forget() -> None:
     """Drop what this process keeps in memory of blobs' outlines and function documents (a new process)."""
-    entitystore._MEMORY.clear()
+    try:  # not in releases before issue 23: run this file against them for a "before" figure
+        from pytest_codesearch.agents.index import entitystore
+
+        entitystore._MEMORY.clear()
+    except ImportError:
+        pass
     functions._CACHE.clear()
     _outline.cache_clear()
     python_definitions.cache_clear()
