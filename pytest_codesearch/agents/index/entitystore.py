@@ -98,7 +98,10 @@ def _load(key: Key) -> list[Shape] | None:
     try:
         rows = json.loads(data.decode("utf-8", "surrogatepass"))
         store.loaded += 1
-        return [(name, bool(function), Counter(dict(zip(tokens.split("\n"), counts)))) for name, function, tokens, counts in rows]
+        return [
+            (name, bool(function), Counter(dict(zip(tokens.split("\n"), counts))))
+            for name, function, tokens, counts in rows
+        ]
     except (ValueError, TypeError):  # cut short, or not ours: make it again
         return None
 

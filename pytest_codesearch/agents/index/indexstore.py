@@ -85,7 +85,8 @@ def stored_index(
 @lru_cache(maxsize=16)
 def code_digest(*modules: ModuleType) -> str:
     """Return a hash of the source of the modules that make an index, and of ``modules``."""
-    base = (tokenize, wordtable, tokencache, filekinds, pathglob, snapshot_files, postings, corpus, sys.modules[__name__])
+    here = sys.modules[__name__]
+    base = [tokenize, wordtable, tokencache, filekinds, pathglob, snapshot_files, postings, corpus, here]
     return source_digest(*base, *modules)[:12]
 
 

@@ -2,8 +2,9 @@
 
 ``<cache_dir>/tokens/<format>-<tokenizer digest>/<blob id[:2]>/<blob id>`` holds the token counts of one
 blob, or marks its content binary. The tokenizer digest is a hash of ``agents/index/tokenize.py``, of
-:mod:`~pytest_codesearch.agents.index.wordtable`, :mod:`~pytest_codesearch.agents.index.tokencache` and of the binary rule (:mod:`~pytest_codesearch.filekinds`),
-so a changed tokenizer never reads counts made by the old one. Files are written atomically (a temporary file beside, then ``os.replace``) and never
+:mod:`~pytest_codesearch.agents.index.wordtable`, :mod:`~pytest_codesearch.agents.index.tokencache` and
+of the binary rule (:mod:`~pytest_codesearch.filekinds`), so a changed tokenizer never reads counts made
+by the old one. Files are written atomically (a temporary file beside, then ``os.replace``) and never
 changed, so any number of processes read and write the store without locks; a reader that loses a file
 to pruning tokenises the blob again. A file's modification time is its last use: :meth:`TokenStore.prune`
 removes the least recently used once the store outgrows its bound.
