@@ -58,9 +58,10 @@ def lazy_store(tmp_path: Path) -> SnapshotStore:
     return SnapshotStore(tmp_path / "cache", materialize=False)
 
 
-def _answers(agent: Agent, snapshot: Snapshot) -> list[tuple[list[str], list[float]]]:
+def _answers(agent: Agent, snapshot: Snapshot) -> list[tuple[list[str], list[float], list[str], list[str]]]:
+    """Files with their scores, and functions and modules (bm25's come from its function documents)."""
     agent.initialize(str(snapshot.root))
-    return [(r.files, r.scores) for r in map(agent.retrieve, QUERIES)]
+    return [(r.files, r.scores, r.functions, r.modules) for r in map(agent.retrieve, QUERIES)]
 
 
 def test_shared_blobs_are_tokenised_once_across_snapshots_and_agents(tmp_path: Path, lazy_store: SnapshotStore) -> None:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from pytest_codesearch.agents.index.tokenize import STOP_WORDS, count_tokens, path_tokens, tokenize
+from pytest_codesearch.agents.index.tokencache import newest_terms
+from pytest_codesearch.agents.index.wordtable import WordTable
 
 IDENTIFIERS = [
     ("snapshot_store", ["snapshot", "store", "snapshot_store"]),
@@ -96,3 +99,22 @@ def test_count_tokens_equals_counting_the_token_sequence_in_the_same_order() -> 
     assert list(counts) == list(expected)
     assert counts["snapshot"] == 5
     assert counts["snapshot_store"] == 1
+
+
+def test_a_word_table_counts_term_ids_as_count_tokens_counts_tokens() -> None:
+    vocabulary: dict[str, int] = {}
+    table = WordTable(vocabulary, max_words=12)  # small: the table starts afresh mid-way, counts stay exact
+    texts = [CODE, "", "a the is", CODE.upper(), "naïve utf8 HTTPServer\r\nsnapshot_store\x00ünïcode " * 3]
+    for text in texts + texts:
+        ids, counts = table.counts(text)
+        terms = list(vocabulary)
+        assert list(ids) == sorted(ids) and counts.dtype == ids.dtype == np.int32
+        assert dict(zip([terms[i] for i in ids], counts.tolist())) == dict(count_tokens(text))
+    ids, counts = table.counts("snapshot snapshot_store Snapshot")
+    assert {list(vocabulary)[i]: n for i, n in zip(ids, counts.tolist())} == {"snapshot": 3, "store": 1,
+                                                                               "snapshot_store": 1}  # fmt: skip
+
+
+def test_the_newest_terms_are_read_from_the_vocabularys_end_oldest_first() -> None:
+    vocabulary = {"login": 0, "token": 1, "session": 2}
+    assert newest_terms(vocabulary, 2) == ["token", "session"] and newest_terms(vocabulary, 0) == []

@@ -41,7 +41,9 @@ def python_definitions(source: str | bytes) -> tuple[Definition, ...] | None:
     """
     with paused_gc():
         tree = parse_module(source)
-        return None if tree is None else module_definitions(tree)
+        found = None if tree is None else module_definitions(tree)
+        del tree  # freed (a syntax tree has no cycles) before the collector resumes and would walk it all
+    return found
 
 
 def module_definitions(tree: ast.Module) -> tuple[Definition, ...]:

@@ -320,7 +320,9 @@ class BM25Agent:
         self._index = self._cache.get(repo_path)
         if self._root != Path(repo_path):
             self._root = Path(repo_path)
-            self._entities = snapshot_entities(self._indexer.reader(self._root))
+            self._entities = snapshot_entities(
+                self._indexer.reader(self._root), blob_of=self._indexer.blob_ids(self._root)
+            )
 
     def retrieve(self, query: str) -> RetrievalResult:
         """Return the files of the current directory that best match ``query``, and the functions and

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from functools import partial
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Generic, TypeVar
 
@@ -35,6 +35,9 @@ MAX_DELTA = 0.05
 about 15 microseconds a file (a sort of all its postings) but serves the snapshots around it."""
 
 MIN_DELTA = 32
+
+KEPT_PATHS = 1 << 18
+"""Paths whose ``keep`` answer an indexer remembers (about 100 bytes each)."""
 
 
 def iter_text_files(root: Path, max_bytes: int = 1_000_000) -> Iterator[tuple[str, str]]:
@@ -189,7 +192,8 @@ class SnapshotIndexer:
         self.path_weight = path_weight
         self.max_bytes = max_bytes
         self.cache = cache
-        self.keep = keep
+        self.keep = None if keep is None else lru_cache(maxsize=KEPT_PATHS)(keep)
+        """``keep``, remembered by path: snapshots of one repository share most paths."""
         self.capacity = bases
         self._bases: list[TokenCorpus] = []
         self._view: SnapshotView | None = None
@@ -219,6 +223,21 @@ class SnapshotIndexer:
         if view is not None:
             return view.read
         return partial(_read_file, root, self.max_bytes)
+
+    def blob_ids(self, root: Path) -> Callable[[str], str | None] | None:
+        """Return the git blob id of each of ``root``'s files by path (None for no such file), or None
+        unless ``root`` is a commit's snapshot (a directory searched as it is may change under us)."""
+        view = self._view_for(root)
+        if view is None or view.tree_id is None:
+            return None
+        blobs: dict[str, str] = {}
+
+        def blob_of(path: str) -> str | None:
+            if not blobs:
+                blobs.update((file.path, file.blob) for file in view.files)
+            return blobs.get(path)
+
+        return blob_of
 
     def _view_for(self, root: Path) -> SnapshotView | None:
         """Return the view the hook passed when it is ``root``'s, else the one this process made for ``root``."""

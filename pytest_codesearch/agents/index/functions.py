@@ -21,9 +21,10 @@ import hashlib
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 
-from pytest_codesearch.agents.index.tokenize import tokenize
+from pytest_codesearch.agents.index.entitystore import Shape, blob_shapes
+from pytest_codesearch.agents.index.tokenize import count_tokens, tokenize
 from pytest_codesearch.outline import language_of
 
 Reader = Callable[[str], "bytes | None"]
@@ -51,12 +52,15 @@ class EntityRanking:
     modules: list[str]
 
 
+NAME_WEIGHT = 2
+"""How many times a definition's qualified name's tokens count in its document."""
+
 _CACHE: OrderedDict[tuple[str, bytes, int], tuple[EntityDoc, ...]] = OrderedDict()
 CACHED_FILES = 4096
 """Files whose documents stay cached (by path and content digest): a snapshot's cases share them."""
 
 
-def file_entities(path: str, data: bytes, name_weight: int = 2) -> tuple[EntityDoc, ...]:
+def file_entities(path: str, data: bytes, name_weight: int = NAME_WEIGHT) -> tuple[EntityDoc, ...]:
     """Return the function and module documents of one file (none for files that are not Python)."""
     if language_of(path) is None:
         return ()
@@ -71,53 +75,72 @@ def file_entities(path: str, data: bytes, name_weight: int = 2) -> tuple[EntityD
 
 
 def _entities(path: str, data: bytes, name_weight: int) -> tuple[EntityDoc, ...]:
+    return tuple(_entity_doc(path, *shape) for shape in entity_shapes(path, data, name_weight))
+
+
+def _entity_doc(path: str, qualname: str, is_function: bool, counts: Counter[str]) -> EntityDoc:
+    """Return the document of the definition ``qualname`` of the file ``path`` (its counts shared, not copied)."""
+    top = qualname.split(".", 1)[0]
+    return EntityDoc(f"{path}:{qualname}", f"{path}:{top}", is_function, counts, sum(counts.values()))
+
+
+def entity_shapes(path: str, data: bytes, name_weight: int) -> list[Shape]:
+    """Return the qualified name, kind and token counts of each entity document of ``data`` (see the module).
+
+    Only the extension of ``path`` matters (it picks the outline's language): the same content gives
+    the same shapes under any name with that extension.
+    """
     from pytest_codesearch.outline import outline
 
     outlined = outline(path, data).definitions
     definitions = [d for d in outlined if not d.in_function and (d.is_function or d.top_level)]
     if not definitions:
-        return ()
-    lines = _line_tokens(data)
+        return []
+    lines = data.decode("utf-8", errors="replace").splitlines()
     owner = [-1] * len(lines)  # the document each line counts for: its function, else its class
     for doc, definition in sorted(enumerate(definitions), key=lambda pair: pair[1].is_function):
         owner[definition.start - 1 : definition.end] = [doc] * len(owner[definition.start - 1 : definition.end])
-    counts: list[Counter[str]] = [Counter() for _ in definitions]
-    for number, doc in enumerate(owner):
+    texts: list[list[str]] = [[] for _ in definitions]
+    for line, doc in zip(lines, owner):
         if doc >= 0:
-            counts[doc].update(lines[number])
-    docs = []
-    for definition, found in zip(definitions, counts):
+            texts[doc].append(line)
+    shapes = []
+    for definition, text in zip(definitions, texts):
+        found = count_tokens("\n".join(text))  # no word spans a line: the sum of each line's counts
         for token in tokenize(definition.qualname.replace(".", " ")):
             found[token] += name_weight
-        top = definition.qualname.split(".", 1)[0]
-        docs.append(EntityDoc(f"{path}:{definition.qualname}", f"{path}:{top}", definition.is_function, found,
-                              sum(found.values())))  # fmt: skip
-    return tuple(docs)
+        shapes.append((definition.qualname, definition.is_function, found))
+    return shapes
 
 
-def _line_tokens(data: bytes) -> list[list[str]]:
-    """Return the tokens of each line of ``data``, each distinct line tokenised once."""
-    seen: dict[str, list[str]] = {}
-    tokens = []
-    for line in data.decode("utf-8", errors="replace").splitlines():
-        found = seen.get(line)
-        if found is None:
-            found = seen[line] = tokenize(line)
-        tokens.append(found)
-    return tokens
+def snapshot_entities(
+    read: Reader, cached: int = 4096, blob_of: Callable[[str], str | None] | None = None
+) -> Callable[[str], tuple[EntityDoc, ...]]:
+    """Return the entity documents of a snapshot's files by path (read once each through ``read``).
 
-
-def snapshot_entities(read: Reader, cached: int = 4096) -> Callable[[str], tuple[EntityDoc, ...]]:
-    """Return the entity documents of a snapshot's files by path (read once each through ``read``)."""
+    With ``blob_of`` (a file's git blob id by path, None when unknown) a file's documents are made once
+    per blob and kept in memory and in the shared store (``entitystore.py``); its bytes are read only then.
+    """
 
     @lru_cache(maxsize=cached)
     def entities(path: str) -> tuple[EntityDoc, ...]:
-        if language_of(path) is None:
+        language = language_of(path)
+        if language is None:
             return ()
-        data = read(path)
-        return () if data is None else file_entities(path, data)
+        blob = None if blob_of is None else blob_of(path)
+        if blob is None:
+            data = read(path)
+            return () if data is None else file_entities(path, data)
+        key = (blob, f"{language}.h" if path.lower().endswith(".h") else language, NAME_WEIGHT)
+        shapes = blob_shapes(key, partial(_read_shapes, read, path))
+        return () if shapes is None else tuple(_entity_doc(path, *shape) for shape in shapes)
 
     return entities
+
+
+def _read_shapes(read: Reader, path: str) -> list[Shape] | None:
+    data = read(path)
+    return None if data is None else entity_shapes(path, data, NAME_WEIGHT)
 
 
 def rank_entities(
@@ -159,13 +182,17 @@ def _bm25(
     token counts again, as in the file-level score."""
     avgdl = sum(doc.length for doc in docs) / len(docs) or 1.0
     norms = [k1 * (1 - b + b * doc.length / avgdl) for doc in docs]
-    scores = [0.0] * len(docs)
+    weights = {}  # by query order: each document adds its terms in this order, as one loop over terms would
     for token, repeats in Counter(query_tokens).items():
         weight = idf(token) * repeats * (k1 + 1)
-        if not weight:
-            continue
-        for i, doc in enumerate(docs):
-            tf = doc.counts.get(token)
-            if tf:
-                scores[i] += weight * tf / (tf + norms[i])
+        if weight:
+            weights[token] = weight
+    order = {token: n for n, token in enumerate(weights)}
+    scores = [0.0] * len(docs)
+    for i, doc in enumerate(docs):
+        counts, score = doc.counts, 0.0
+        for token in sorted(counts.keys() & weights.keys(), key=order.__getitem__):
+            tf = counts[token]
+            score += weights[token] * tf / (tf + norms[i])
+        scores[i] = score
     return scores

@@ -39,9 +39,10 @@ import numpy as np
 import numpy.typing as npt
 
 from pytest_codesearch import filekinds, pathglob
-from pytest_codesearch.agents.index import corpus, postings, snapshot_files, tokencache, tokenize
+from pytest_codesearch.agents.index import corpus, postings, snapshot_files, tokencache, tokenize, wordtable
 from pytest_codesearch.agents.index.filestore import FileStore, source_digest, store_bound
 from pytest_codesearch.agents.index.postings import IdArray, Postings, TokenCorpus, base_corpus
+from pytest_codesearch.agents.index.tokencache import newest_terms
 
 FORMAT = "i1"
 _HEADER = struct.Struct("<4sIIQ")  # magic, corpora, terms, bytes of the terms
@@ -84,7 +85,8 @@ def stored_index(
 @lru_cache(maxsize=16)
 def code_digest(*modules: ModuleType) -> str:
     """Return a hash of the source of the modules that make an index, and of ``modules``."""
-    base = (tokenize, tokencache, filekinds, pathglob, snapshot_files, postings, corpus, sys.modules[__name__])
+    here = sys.modules[__name__]
+    base = [tokenize, wordtable, tokencache, filekinds, pathglob, snapshot_files, postings, corpus, here]
     return source_digest(*base, *modules)[:12]
 
 
@@ -282,7 +284,10 @@ def _terms_of(vocabulary: Mapping[str, int]) -> list[str]:
         del _TERMS[next(iter(_TERMS))]
     names = cached[1]
     if len(names) < len(vocabulary):
-        names.extend(itertools.islice(vocabulary, len(names), None))
+        if isinstance(vocabulary, dict):  # from its end: the vocabulary may hold millions of terms
+            names.extend(newest_terms(vocabulary, len(vocabulary) - len(names)))
+        else:
+            names.extend(itertools.islice(vocabulary, len(names), None))
     return names
 
 

@@ -24,6 +24,7 @@ is written there (``tokenstore.py``): a second run, or another xdist worker, tok
 
 from __future__ import annotations
 
+import itertools
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -32,7 +33,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from pytest_codesearch.agents.index.postings import Document, IdArray
-from pytest_codesearch.agents.index.tokenize import count_tokens, path_tokens
+from pytest_codesearch.agents.index.tokenize import path_tokens
+from pytest_codesearch.agents.index.wordtable import WordTable
 from pytest_codesearch.filekinds import is_binary, is_known_text_path, looks_binary
 
 if TYPE_CHECKING:
@@ -73,6 +75,9 @@ class TokenCache:
         self.tokenized = 0
         self.store: TokenStore | None = None
         """Where token counts persist across processes (``tokenstore.py``); None: in memory only."""
+        self._words: WordTable | None = None
+        self._terms: list[str] = []
+        """The vocabulary's terms by id, as far as :meth:`_names` needed them."""
         self._blobs: OrderedDict[str, BlobTokens | None] = OrderedDict()
         self._documents: OrderedDict[_DocumentKey, Document] = OrderedDict()
         self._postings = 0
@@ -167,11 +172,19 @@ class TokenCache:
     def _count(self, text: str, blob_id: str | None) -> BlobTokens:
         """Return the tokens of ``text``, saved to the store under ``blob_id`` unless it is None."""
         self.tokenized += 1
-        counts = count_tokens(text)
-        values = np.fromiter(counts.values(), dtype=np.int32, count=len(counts))
+        if self._words is None or self._words.vocabulary is not self.vocabulary:
+            self._words, self._terms = WordTable(self.vocabulary), []
+        ids, values = self._words.counts(text)
         if self.store is not None and blob_id is not None:
-            self.store.save(blob_id, list(counts), values)
-        return self._arrays(counts, values)
+            self.store.save(blob_id, self._names(ids), values)
+        return BlobTokens(ids, values)
+
+    def _names(self, ids: IdArray) -> list[str]:
+        """Return the terms of ``ids`` (term ids number terms in the vocabulary's insertion order)."""
+        names = self._terms
+        if len(names) < len(self.vocabulary):
+            names.extend(newest_terms(self.vocabulary, len(self.vocabulary) - len(names)))
+        return [names[i] for i in ids.tolist()]
 
     def _arrays(self, tokens: Iterable[str], values: IdArray) -> BlobTokens:
         """Return the tokens as term ids, ascending, with their counts ``values``."""
@@ -191,6 +204,13 @@ class TokenCache:
         while self._postings > self.max_postings and len(self._blobs) > 1:
             evicted = self._blobs.popitem(last=False)[1]
             self._postings -= 0 if evicted is None else len(evicted.term_ids)
+
+
+def newest_terms(vocabulary: dict[str, int], count: int) -> list[str]:
+    """Return the last ``count`` terms added to ``vocabulary``, oldest first, in time proportional to ``count``."""
+    newest = list(itertools.islice(reversed(vocabulary), count))
+    newest.reverse()
+    return newest
 
 
 def document_arrays(cache: TokenCache, text: BlobTokens, path: str, path_weight: int) -> Document:

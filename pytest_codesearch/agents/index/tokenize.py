@@ -38,7 +38,8 @@ STOP_WORDS = frozenset(
 # fmt: on
 """Tokens dropped everywhere. One-letter tokens (``a``, ``i``, ``x``) go by the length rule."""
 
-_WORD = re.compile(r"\w+")
+WORD = re.compile(r"\w+")
+"""A word: a maximal run of word characters (no word spans a line)."""
 
 # Lowercase letters here mean every word character except digits, "_" and ASCII capitals.
 _PART = re.compile(
@@ -50,7 +51,7 @@ _PART = re.compile(
 
 
 @lru_cache(maxsize=1 << 16)
-def _word_tokens(word: str) -> tuple[str, ...]:
+def word_tokens(word: str) -> tuple[str, ...]:
     """Return the tokens of one word: its kept parts, then the whole word if it was cut."""
     parts = _PART.findall(word)
     tokens = [part for part in map(str.lower, parts) if len(part) > 1 and part not in STOP_WORDS]
@@ -62,8 +63,8 @@ def _word_tokens(word: str) -> tuple[str, ...]:
 def tokenize(text: str) -> list[str]:
     """Return the tokens of ``text`` in reading order (see the module docstring for the rules)."""
     tokens: list[str] = []
-    for word in _WORD.findall(text):
-        tokens.extend(_word_tokens(word))
+    for word in WORD.findall(text):
+        tokens.extend(word_tokens(word))
     return tokens
 
 
@@ -74,8 +75,8 @@ def count_tokens(text: str) -> Counter[str]:
     come in the order of their first occurrence, as in ``Counter(tokenize(text))``.
     """
     counts: Counter[str] = Counter()
-    for word, occurrences in Counter(_WORD.findall(text)).items():
-        for token in _word_tokens(word):
+    for word, occurrences in Counter(WORD.findall(text)).items():
+        for token in word_tokens(word):
             counts[token] += occurrences
     return counts
 

@@ -2,8 +2,9 @@
 
 ``<cache_dir>/tokens/<format>-<tokenizer digest>/<blob id[:2]>/<blob id>`` holds the token counts of one
 blob, or marks its content binary. The tokenizer digest is a hash of ``agents/index/tokenize.py``, of
-:mod:`~pytest_codesearch.agents.index.tokencache` and of the binary rule (:mod:`~pytest_codesearch.filekinds`),
-so a changed tokenizer never reads counts made by the old one. Files are written atomically (a temporary file beside, then ``os.replace``) and never
+:mod:`~pytest_codesearch.agents.index.wordtable`, :mod:`~pytest_codesearch.agents.index.tokencache` and
+of the binary rule (:mod:`~pytest_codesearch.filekinds`), so a changed tokenizer never reads counts made
+by the old one. Files are written atomically (a temporary file beside, then ``os.replace``) and never
 changed, so any number of processes read and write the store without locks; a reader that loses a file
 to pruning tokenises the blob again. A file's modification time is its last use: :meth:`TokenStore.prune`
 removes the least recently used once the store outgrows its bound.
@@ -21,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from pytest_codesearch import filekinds
-from pytest_codesearch.agents.index import tokencache, tokenize
+from pytest_codesearch.agents.index import tokencache, tokenize, wordtable
 from pytest_codesearch.agents.index.filestore import FileStore, source_digest, store_bound
 from pytest_codesearch.agents.index.postings import IdArray
 
@@ -33,7 +34,7 @@ _MAGIC = b"CSTK"
 @lru_cache(maxsize=1)
 def tokenizer_digest() -> str:
     """Return a hash of the tokenizer's source and of the binary rule: what a blob's counts depend on."""
-    return source_digest(tokenize, tokencache, filekinds)[:12]
+    return source_digest(tokenize, wordtable, tokencache, filekinds)[:12]
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,115 @@
+"""The function and module documents of blobs, by blob id, in memory and on disk (issue 23 item 1).
+
+bm25's function-level answers outline and tokenise the best files of every case
+(:func:`~pytest_codesearch.agents.index.functions.entity_shapes`): parsing a large file costs tens of
+milliseconds, and a gold set asks for the same blobs at many commits, in every run. A blob's shapes (each
+definition's qualified name, kind and token counts) depend only on its content, the outline's language
+(the file's extension) and the name weight, so they are kept by that key: in this process (the last
+:data:`CACHED_BLOBS`), and in the shared index store's folder (``<cache_dir>/indexes/e1-<code digest>/``,
+:func:`~pytest_codesearch.agents.index.indexstore.shared_index_store`), where a later run or another
+xdist worker finds them. Files there are written atomically, never changed, and pruned with the indexes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from collections import Counter, OrderedDict
+from collections.abc import Callable
+from functools import lru_cache
+from pathlib import Path
+
+from pytest_codesearch import outline as outline_package
+from pytest_codesearch.agents.index import tokenize
+from pytest_codesearch.agents.index.filestore import FileStore, source_digest
+
+FORMAT = "e1"
+CACHED_BLOBS = 8192
+"""Blobs whose shapes a process keeps in memory, least recently used dropped first."""
+
+Shape = tuple[str, bool, Counter[str]]
+"""What a file's entity document owes to its content alone: qualified name, whether a function, counts."""
+Key = tuple[str, str, int]
+"""(blob id, language key of the file's extension, name weight)."""
+
+_MEMORY: OrderedDict[Key, list[Shape]] = OrderedDict()
+
+
+@lru_cache(maxsize=1)
+def entity_digest() -> str:
+    """Return a hash of the code that makes shapes: the outline package, the tokenizer and the functions module."""
+    from pytest_codesearch.agents.index import functions
+
+    digest = hashlib.sha1(source_digest(tokenize, functions, sys.modules[__name__]).encode(), usedforsecurity=False)
+    for source in sorted(Path(outline_package.__file__ or "").parent.glob("*.py")):
+        digest.update(source.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def blob_shapes(key: Key, make: Callable[[], list[Shape] | None]) -> list[Shape] | None:
+    """Return the shapes of ``key``: from memory, else the shared store, else ``make()`` (saved; None: the
+    blob could not be read, nothing is remembered)."""
+    found = _MEMORY.pop(key, None)
+    if found is None:
+        found = _load(key)
+    if found is None:
+        found = make()
+        if found is None:
+            return None
+        _save(key, found)
+    _MEMORY[key] = found
+    while len(_MEMORY) > CACHED_BLOBS:
+        _MEMORY.popitem(last=False)
+    return found
+
+
+def _path(root: Path, key: Key) -> Path:
+    blob, language, weight = key
+    return root / f"{FORMAT}-{entity_digest()}" / blob[:2] / f"{blob[2:]}-{language}-{weight}"
+
+
+_STORES: dict[int, tuple[object, FileStore]] = {}
+
+
+def entity_store() -> FileStore | None:
+    """Return the store of shapes: files in the shared index store's folder, counted apart from its
+    indexes (``loaded`` and ``saved``); None when there is no shared index store."""
+    from pytest_codesearch.agents.index.indexstore import shared_index_store
+
+    indexes = shared_index_store()
+    if indexes is None:
+        return None
+    found = _STORES.get(id(indexes))
+    if found is None or found[0] is not indexes:
+        _STORES.clear()
+        found = _STORES[id(indexes)] = (indexes, FileStore(indexes.root, indexes.limit))
+    return found[1]
+
+
+def _load(key: Key) -> list[Shape] | None:
+    """Return the stored shapes of ``key``, or None when there are none (or they are unreadable)."""
+    store = entity_store()
+    if store is None:
+        return None
+    data = store.read(_path(store.root, key))
+    if data is None:
+        return None
+    try:
+        rows = json.loads(data.decode("utf-8", "surrogatepass"))
+        store.loaded += 1
+        return [
+            (name, bool(function), Counter(dict(zip(tokens.split("\n"), counts))))
+            for name, function, tokens, counts in rows
+        ]
+    except (ValueError, TypeError):  # cut short, or not ours: make it again
+        return None
+
+
+def _save(key: Key, shapes: list[Shape]) -> None:
+    """Store ``shapes`` under ``key`` in the shared index store's folder, atomically; errors are ignored."""
+    store = entity_store()
+    if store is None:
+        return
+    rows = [[name, int(function), "\n".join(counts), list(counts.values())] for name, function, counts in shapes]
+    store.write(_path(store.root, key), json.dumps(rows, ensure_ascii=False).encode("utf-8", "surrogatepass"))

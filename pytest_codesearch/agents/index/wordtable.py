@@ -1,0 +1,75 @@
+"""A blob's token counts as term ids, counted word by word with numpy (issue 23 item 1).
+
+Counting a blob's tokens is most of a cold run's indexing: every blob a gold set's snapshots hold is
+tokenised once. :func:`~pytest_codesearch.agents.index.tokenize.count_tokens` cuts each distinct word into
+its tokens in Python and the token cache then looks each token's id up; a :class:`WordTable` remembers,
+for each word it has seen, the term ids of its tokens, so a blob costs a regular-expression pass, a
+``Counter`` of its words and a few numpy operations: the words' token ids laid side by side, weighted by
+how often each word occurs, summed per term. The counts are those of ``count_tokens`` exactly
+(``tests/test_tokenize.py``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import numpy.typing as npt
+
+from pytest_codesearch.agents.index.tokenize import WORD, word_tokens
+
+IdArray = npt.NDArray[np.int32]
+
+MAX_WORDS = 1 << 20
+"""Words a table remembers (about 100 bytes each) before it starts afresh."""
+
+
+class WordTable:
+    """The term ids (into ``vocabulary``, which it extends) of the tokens of each word seen so far."""
+
+    def __init__(self, vocabulary: dict[str, int], max_words: int = MAX_WORDS) -> None:
+        self.vocabulary = vocabulary
+        self.max_words = max_words
+        self._words: dict[str, int] = {}
+        self._starts = np.zeros(1024, dtype=np.int64)
+        self._lengths = np.zeros(1024, dtype=np.int64)
+        self._flat = np.zeros(4096, dtype=np.int32)
+        self._used = 0
+
+    def counts(self, text: str) -> tuple[IdArray, IdArray]:
+        """Return the term ids of ``text``'s tokens, ascending, and how often each occurs."""
+        counted = Counter(WORD.findall(text))
+        if len(self._words) + len(counted) > self.max_words:
+            self._words.clear()
+            self._used = 0
+        numbers = list(map(self._words.get, counted))
+        if None in numbers:
+            numbers = [self._add(word) if n is None else n for word, n in zip(counted, numbers)]
+        words = np.array(numbers, dtype=np.int64)
+        lengths = self._lengths[words]
+        total = int(lengths.sum())
+        if not total:
+            return np.zeros(0, np.int32), np.zeros(0, np.int32)
+        ends = np.cumsum(lengths)
+        positions = np.arange(total, dtype=np.int64) + np.repeat(self._starts[words] - ends + lengths, lengths)
+        occurrences = np.repeat(np.fromiter(counted.values(), np.int64, len(counted)), lengths)
+        term_ids, slots = np.unique(self._flat[positions], return_inverse=True)
+        sums = np.bincount(slots, weights=occurrences, minlength=len(term_ids))
+        return term_ids.astype(np.int32), sums.astype(np.int32)
+
+    def _add(self, word: str) -> int:
+        """Return the number of ``word``, adding it (and its tokens to the vocabulary)."""
+        vocabulary = self.vocabulary
+        ids = [vocabulary.setdefault(token, len(vocabulary)) for token in word_tokens(word)]
+        number = len(self._words)
+        if number >= len(self._starts):
+            self._starts = np.resize(self._starts, 2 * len(self._starts))
+            self._lengths = np.resize(self._lengths, 2 * len(self._lengths))
+        while self._used + len(ids) > len(self._flat):
+            self._flat = np.resize(self._flat, 2 * len(self._flat))
+        self._starts[number] = self._used
+        self._lengths[number] = len(ids)
+        self._flat[self._used : self._used + len(ids)] = ids
+        self._used += len(ids)
+        self._words[word] = number
+        return number

@@ -1,0 +1,82 @@
+"""bm25's function documents are made once per blob: kept in memory and in the shared store, read back as made."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pytest_codesearch.agents.index import entitystore
+from pytest_codesearch.agents.index.entitystore import entity_store
+from pytest_codesearch.agents.index.functions import EntityDoc, file_entities, snapshot_entities
+from pytest_codesearch.agents.index.indexstore import use_index_store
+
+SOURCE = b'''class Cart:
+    def add(self, item):
+        self.items.append(item)  # add the item
+        self.total += item.price
+
+
+def checkout(cart):
+    return pay(cart.total)
+'''
+BLOB = "ab" + "c" * 38
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Path]:
+    """A shared index store under ``tmp_path``, and no shapes in memory (a fresh process)."""
+    entitystore._MEMORY.clear()
+    restore = use_index_store(tmp_path / "cache", None)
+    yield tmp_path / "cache" / "indexes"
+    restore()
+    entitystore._MEMORY.clear()
+
+
+def _shown(docs: tuple[EntityDoc, ...]) -> list[tuple[str, str, bool, dict[str, int], int]]:
+    return [(d.name, d.module, d.is_function, dict(sorted(d.counts.items())), d.length) for d in docs]
+
+
+EXPECTED = [
+    ("shop/cart.py:Cart", "shop/cart.py:Cart", False, {"cart": 3, "class": 1}, 4),
+    ("shop/cart.py:Cart.add", "shop/cart.py:Cart", True,
+     {"add": 4, "append": 1, "cart": 2, "item": 4, "items": 1, "price": 1, "total": 1}, 14),
+    ("shop/cart.py:checkout", "shop/cart.py:checkout", True, {"cart": 2, "checkout": 3, "pay": 1, "total": 1}, 7),
+]  # fmt: skip
+"""Each definition's lines' tokens, plus its qualified name's twice (``def``, ``self`` and ``return`` are stop words)."""
+
+
+def test_a_blobs_documents_are_made_once_and_read_back_from_disk_by_a_new_process(store: Path) -> None:
+    reads: list[str] = []
+
+    def read(path: str) -> bytes | None:
+        reads.append(path)
+        return SOURCE
+
+    first = snapshot_entities(read, blob_of={"shop/cart.py": BLOB}.get)("shop/cart.py")
+    assert _shown(first) == EXPECTED and reads == ["shop/cart.py"]
+    assert _shown(first) == _shown(file_entities("shop/cart.py", SOURCE))  # the same as made from the bytes
+    saved = [p.relative_to(store).parts[2] for p in store.rglob("*") if p.is_file()]
+    assert saved == ["c" * 38 + "-python-2"]
+    entitystore._MEMORY.clear()  # a new process: the documents come from disk, the file is not read
+    renamed = snapshot_entities(read, blob_of={"lib/cart.py": BLOB}.get)("lib/cart.py")
+    assert reads == ["shop/cart.py"] and entity_store() is not None and entity_store().loaded == 1  # type: ignore[union-attr]
+    assert _shown(renamed) == [(n.replace("shop/", "lib/"), m.replace("shop/", "lib/"), f, c, size)
+                               for n, m, f, c, size in EXPECTED]  # fmt: skip
+
+
+def test_a_damaged_file_is_made_again(store: Path) -> None:
+    snapshot_entities(lambda path: SOURCE, blob_of={"cart.py": BLOB}.get)("cart.py")
+    (saved,) = [p for p in store.rglob("*") if p.is_file()]
+    saved.write_bytes(saved.read_bytes()[:-5])
+    entitystore._MEMORY.clear()
+    docs = snapshot_entities(lambda path: SOURCE, blob_of={"cart.py": BLOB}.get)("cart.py")
+    assert [d.counts for d in docs] == [Counter(c) for _, _, _, c, _ in EXPECTED]
+
+
+def test_an_unreadable_file_gives_no_documents_and_is_not_remembered(store: Path) -> None:
+    assert snapshot_entities(lambda path: None, blob_of={"cart.py": BLOB}.get)("cart.py") == ()
+    assert not store.exists() and not entitystore._MEMORY
+    assert len(snapshot_entities(lambda path: SOURCE, blob_of={"cart.py": BLOB}.get)("cart.py")) == 3
