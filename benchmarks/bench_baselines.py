@@ -14,13 +14,16 @@ seconds spent indexing (all snapshots) and the median (p50) time of one query.
 
 ``mirrors.json`` maps a repository name (``flask``, or ``pallets/flask``) to a git directory; blobs a
 mirror lacks (some keep their largest files out) are left out of the tree. ``--agents`` names
-``bm25``, ``keyword``, ``path``, ``hybrid`` and ``bm25s``, each with constructor arguments after
-``:``, separated by ``;`` (``bm25:k1=0.9;b=0.4``, ``hybrid:agents=bm25+keyword``). ``bm25s`` is
+``bm25``, ``keyword``, ``path``, ``hybrid``, ``embedding`` and ``bm25s``, each with constructor arguments
+after ``:``, separated by ``;`` (``bm25:k1=0.9;b=0.4``, ``hybrid:agents=bm25+embedding``,
+``embedding:model=/path/to/model;threads=2``; ``embedding`` needs the ``embeddings`` extra, and a cache
+folder for its vectors may be given with ``--embedding-cache DIR``: run twice to time a warm cache). ``bm25s`` is
 bm25s (``pip install bm25s``) with its defaults and English stop words over whole text files,
 test files (``is_test_path``) left out; ``bm25s:stem=true`` adds its English Snowball stemmer
 (``pip install PyStemmer``) and ``bm25s:files=source`` keeps the files ``bm25`` ranks by default
 (``is_source_path``). Index seconds are given as wall clock and as this process's CPU time (the machine
-is shared: CPU time is the steadier figure).
+is shared: CPU time is the steadier figure); the last column is the process's peak resident memory so
+far (MB, every agent run before included).
 
 The truth parsing here is self-contained on purpose; the library's patch parser may replace it.
 """
@@ -30,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import resource
 import statistics
 import sys
 import tempfile
@@ -44,10 +48,12 @@ import pygit2
 from pytest_codesearch.repo.reader import SnapshotView, TreeReader, remember_view
 
 from pytest_codesearch.agents.builtin.bm25 import BM25Agent
+from pytest_codesearch.agents.builtin.embedding import EmbeddingAgent
 from pytest_codesearch.agents.contract import RetrievalResult
 from pytest_codesearch.agents.builtin.hybrid import HybridAgent
 from pytest_codesearch.agents.builtin.keyword import KeywordAgent
 from pytest_codesearch.agents.builtin.path import PathAgent
+from pytest_codesearch.agents.index.embedstore import use_embedding_store
 from pytest_codesearch.agents.index.tokencache import decode_text
 from pytest_codesearch.filekinds import is_source_path, is_test_path
 from pytest_codesearch.repo.manifest import TreeListing
@@ -132,7 +138,8 @@ class Tally:
         """Return the table row: Acc@k in percent, instances, index seconds (wall, CPU), p50 query milliseconds."""
         accs = " ".join(f"{100 * self.hits[k] / max(self.cases, 1):6.1f}" for k in KS)
         p50 = 1000 * statistics.median(self.query_s) if self.query_s else 0.0
-        return f"{name:<28} {accs} {self.cases:6d} {self.index_s:9.1f} {self.index_cpu_s:9.1f} {p50:9.1f}"
+        peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        return f"{name:<28} {accs} {self.cases:6d} {self.index_s:9.1f} {self.index_cpu_s:9.1f} {p50:9.1f} {peak_mb:7.0f}"
 
 
 class Bm25sSearcher:
@@ -247,7 +254,8 @@ def _parse_kwargs(text: str) -> dict[str, Any]:
 
 
 def make_searcher(spec: str) -> Searcher:
-    """Return the searcher named by ``spec``: ``bm25``, ``keyword``, ``path``, ``hybrid``, ``bm25s``, with ``:k=v,...``."""
+    """Return the searcher named by ``spec``: ``bm25``, ``keyword``, ``path``, ``hybrid``, ``embedding``, ``bm25s``,
+    with ``:k=v,...``."""
     name, _, options = spec.partition(":")
     kwargs = _parse_kwargs(options)
     factories: dict[str, Callable[..., Searcher]] = {
@@ -255,6 +263,7 @@ def make_searcher(spec: str) -> Searcher:
         "keyword": KeywordAgent,
         "path": PathAgent,
         "hybrid": HybridAgent.of_names,
+        "embedding": EmbeddingAgent,
         "bm25s": Bm25sSearcher,
     }
     if name not in factories:
@@ -272,13 +281,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="keep every N-th instance, in file order (a spread-out subset to iterate on)")
     parser.add_argument("--agents", default="bm25,keyword,path,hybrid,bm25s",
                         help="comma-separated; options after ':' with ';' between, e.g. 'bm25:k1=1.2;b=0.5'")
+    parser.add_argument("--embedding-cache", type=Path,
+                        help="folder the embedding agent keeps its vectors in (default: none, every run is cold)")
     args = parser.parse_args(argv)
+    if args.embedding_cache is not None:
+        use_embedding_store(args.embedding_cache)
     mirrors: dict[str, str] = json.loads(args.mirrors.read_text(encoding="utf-8"))
     wanted = set(args.repos.split(",")) if args.repos else None
     instances = [i for i in load_instances(args.instances, wanted) if _mirror(mirrors, i.repo)][:: args.every]
     repos = sorted({i.repo for i in instances})
     print(f"{len(instances)} instances from {len(repos)} repositories: {', '.join(repos)}")
-    print(f"{'agent':<28} {'Acc@1':>6} {'Acc@3':>6} {'Acc@5':>6} {'cases':>6} {'index_s':>9} {'index_cpu':>9} {'p50_ms':>9}")
+    print(f"{'agent':<28} {'Acc@1':>6} {'Acc@3':>6} {'Acc@5':>6} {'cases':>6} {'index_s':>9} {'index_cpu':>9} {'p50_ms':>9} {'peak_mb':>7}")
     with tempfile.TemporaryDirectory(prefix="bench-baselines-") as scratch:
         cache = Path(scratch)
         for spec in args.agents.split(","):

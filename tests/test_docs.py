@@ -75,7 +75,7 @@ def test_the_readme_sample_table_is_what_its_command_prints(tmp_path: Path) -> N
 
 def test_the_docs_name_every_built_in_agent() -> None:
     names = [spec.name for spec in module_specs(fixtures)]
-    assert names == ["bm25", "keyword", "path", "hybrid", "oracle", "random"]
+    assert names == ["bm25", "keyword", "path", "hybrid", "embedding", "oracle", "random"]
     for page in (DOCS / "writing-an-agent.md", DOCS / "agents.md"):
         rows = re.findall(r"^\| `([\w-]+)` \|", page.read_text(encoding="utf-8"), re.M)
         assert list(dict.fromkeys(name for name in rows if name in names)) == names, page.name

@@ -108,5 +108,5 @@ def test_hybrid_of_names_builds_built_in_members(tree: Path) -> None:
     assert [name for name, _ in hybrid.members] == ["bm25", "path"]
     hybrid.initialize(str(tree))
     assert hybrid.retrieve("QuerySet in app.db.models.query").files[0] == "src/app/db/models/query.py"
-    with pytest.raises(ValueError, match=r"unknown \['grep'\]; choose from bm25, keyword, path"):
+    with pytest.raises(ValueError, match=r"unknown \['grep'\]; choose from bm25, embedding, keyword, path"):
         HybridAgent.of_names("bm25+grep")

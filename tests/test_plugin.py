@@ -77,7 +77,7 @@ def test_node_ids_and_keywords(pytester: pytest.Pytester, project: Path) -> None
 def test_unknown_agent_is_a_usage_error(pytester: pytest.Pytester, project: Path) -> None:
     result = pytester.runpytest("--codesearch-agent=nope")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*unknown agent 'nope'; available agents: bm25, hybrid, keyword, oracle, path, random*"])
+    result.stderr.fnmatch_lines(["*unknown agent 'nope'; available agents: bm25, embedding, hybrid, keyword, oracle, path, random*"])
 
 
 def test_bad_runs_value_is_a_usage_error(pytester: pytest.Pytester, project: Path) -> None:

@@ -184,7 +184,7 @@ def test_goldsets_without_an_agent_get_a_hint_and_no_library(pytester: pytest.Py
     assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
     result.stdout.fnmatch_lines([
         "codesearch: 2 gold-set files found but no agent selected, so nothing was benchmarked; "
-        "choose one with --codesearch-agent=bm25 (or keyword, path, hybrid, oracle, random, all)",
+        "choose one with --codesearch-agent=bm25 (or keyword, path, hybrid, embedding, oracle, random, all)",
         "heavy modules: []",
     ])  # fmt: skip
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pytest_codesearch.agents.builtin.bm25 import BM25Agent
+    from pytest_codesearch.agents.builtin.embedding import EmbeddingAgent
     from pytest_codesearch.agents.builtin.hybrid import HybridAgent
     from pytest_codesearch.agents.builtin.keyword import KeywordAgent
     from pytest_codesearch.agents.builtin.path import PathAgent
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
 
 _BUILTIN = {
     "BM25Agent": "bm25",
+    "EmbeddingAgent": "embedding",
     "HybridAgent": "hybrid",
     "KeywordAgent": "keyword",
     "PathAgent": "path",
@@ -27,7 +29,7 @@ _BUILTIN = {
     "RandomAgent": "sanity",
 }
 
-__all__ = ["BM25Agent", "HybridAgent", "KeywordAgent", "OracleAgent", "PathAgent", "RandomAgent"]
+__all__ = ["BM25Agent", "EmbeddingAgent", "HybridAgent", "KeywordAgent", "OracleAgent", "PathAgent", "RandomAgent"]
 
 
 def __getattr__(name: str) -> Any:

@@ -68,13 +68,15 @@ def start_run(config: pytest.Config, settings: Settings, registry: AgentRegistry
 
 
 def _use_stores(config: pytest.Config, state: RunState) -> None:
-    """Open the token and index stores (shared by runs and workers) and release them at the end."""
+    """Open the token, index and embedding stores (shared by runs and workers) and release them at the end."""
+    from pytest_codesearch.agents.index.embedstore import use_embedding_store
     from pytest_codesearch.agents.index.indexstore import use_index_store
     from pytest_codesearch.agents.index.tokenstore import use_token_store
 
     settings = state.settings
     config.add_cleanup(use_token_store(settings.cache_dir, settings.cache_size))
     config.add_cleanup(use_index_store(settings.cache_dir, settings.cache_size))
+    config.add_cleanup(use_embedding_store(settings.cache_dir / "embeddings", settings.cache_size))
     config.add_cleanup(state.snapshots.close)  # releases the directories it holds from pruning
 
 

@@ -16,6 +16,7 @@ from pytest_codesearch.agents.registry import agent
 
 if TYPE_CHECKING:
     from pytest_codesearch.agents.builtin.bm25 import BM25Agent
+    from pytest_codesearch.agents.builtin.embedding import EmbeddingAgent
     from pytest_codesearch.agents.builtin.hybrid import HybridAgent
     from pytest_codesearch.agents.builtin.keyword import KeywordAgent
     from pytest_codesearch.agents.builtin.path import PathAgent
@@ -55,6 +56,14 @@ def hybrid_agent() -> HybridAgent:
     from pytest_codesearch.agents.builtin.hybrid import HybridAgent
 
     return HybridAgent.of_names("bm25+path")
+
+
+@agent(name="embedding")
+def embedding_agent() -> EmbeddingAgent:
+    """Cosine of all-MiniLM-L6-v2 (sentence-transformers) over chunks of source files: needs the embeddings extra."""
+    from pytest_codesearch.agents.builtin.embedding import EmbeddingAgent
+
+    return EmbeddingAgent()
 
 
 @agent(name="oracle")

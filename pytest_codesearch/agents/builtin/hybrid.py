@@ -139,9 +139,11 @@ def _weighted_rrf(rankings: Sequence[Sequence[str]], weights: Sequence[float], k
 
 
 def _builtin_factories() -> dict[str, Callable[[], Any]]:
-    """Return the built-in content agents a hybrid may name, by name."""
+    """Return the built-in content agents a hybrid may name, by name (``embedding`` is built only when
+    named: it needs the embeddings extra)."""
     from pytest_codesearch.agents.builtin.bm25 import BM25Agent
+    from pytest_codesearch.agents.builtin.embedding import EmbeddingAgent
     from pytest_codesearch.agents.builtin.keyword import KeywordAgent
     from pytest_codesearch.agents.builtin.path import PathAgent
 
-    return {"bm25": BM25Agent, "keyword": KeywordAgent, "path": PathAgent}
+    return {"bm25": BM25Agent, "embedding": EmbeddingAgent, "keyword": KeywordAgent, "path": PathAgent}
