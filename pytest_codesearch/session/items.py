@@ -40,9 +40,12 @@ CASE_RESULT = pytest.StashKey[CaseResult]()
 POOL_FIXTURE = "_codesearch_pool"
 """The session fixture holding this process's agent runners."""
 CASE_ATTRIBUTE = "codesearch_case"
-"""Attribute of a call report carrying the case record as JSON text (crosses xdist intact)."""
+"""Attribute of an xdist worker's call report carrying the case record as JSON text, when the worker could
+not journal it (``attach_record``)."""
 INVALID_ATTRIBUTE = "codesearch_invalid"
 """Attribute of a call report carrying a broken gold-set entry as JSON text."""
+INDEX_ATTRIBUTE = "codesearch_index_ms"
+"""Attribute of an xdist worker's call report whose case paid for indexing: its ``index_ms`` (progress lines)."""
 
 _HIDDEN_DIRS = (os.path.dirname(pytest_codesearch.__file__), os.path.dirname(asyncio.__file__))
 
@@ -63,7 +66,13 @@ def codesearch_pool(request: pytest.FixtureRequest) -> Iterator[AgentPool]:
 
 
 def attach_record(item: pytest.Item, report: pytest.TestReport) -> None:
-    """Put the record of ``item``'s call phase on its call ``report`` as JSON text, so it crosses xdist intact.
+    """Hand the record of ``item``'s call phase to the controller, once (issue 23).
+
+    The record is made JSON once. Without xdist the controller takes it from this process
+    (``RunState.local_results``). An xdist worker appends it to its own journal (``WorkerJournal``), which
+    the controller reads at the end: the report carries only what pytest needs (its outcome, the
+    ``user_properties`` of JUnit XML) and, for the progress line, the indexing time of a case that paid
+    for it. Only a record the worker could not journal travels on the report (``CASE_ATTRIBUTE``).
 
     A failure's text holding lone surrogates (an agent's error about a non-UTF-8 file name) is made safe
     (``recordtext``): xdist cannot send it, and the terminal cannot print it; one longer than
@@ -76,23 +85,40 @@ def attach_record(item: pytest.Item, report: pytest.TestReport) -> None:
             if shown != text:
                 report.longrepr = shown
     if isinstance(item, CaseItem) and CASE_RESULT in item.stash:
-        result = item.stash[CASE_RESULT]
-        try:
-            text = result.model_dump_json()
-        except ValueError as exc:  # pydantic's serialisation error; recordtext.safe_record should leave none
-            reason = f"the case record cannot be written: {str(exc).splitlines()[0]}"
-            result = item.error_record(reason)
-            text = result.model_dump_json()
-            report.outcome, report.longrepr = "failed", f"{item.spec.goldset}:{item.spec.line}: {reason}"
-        setattr(report, CASE_ATTRIBUTE, text)
+        result, text = _record_json(item, report)
         state = item.config.stash[STATE]
-        state.local_results[item.nodeid] = result
-        if state.worker_id is not None and state.run_token:  # kept even if the controller stops listening
-            if state.worker_journal is None:
-                state.worker_journal = WorkerJournal(worker_journal_dir(state.settings.report_dir, state.run_token))
-            state.worker_journal.case(text)
+        if state.worker_id is None:
+            state.local_results[item.nodeid] = (result, text)
+        elif _journalled(state, text):
+            if result.indexed and result.index_ms is not None:
+                setattr(report, INDEX_ATTRIBUTE, result.index_ms)
+        else:
+            setattr(report, CASE_ATTRIBUTE, text)
     elif isinstance(item, BrokenEntryItem):
         setattr(report, INVALID_ATTRIBUTE, item.invalid_entry().model_dump_json())
+
+
+def _record_json(item: CaseItem, report: pytest.TestReport) -> tuple[CaseResult, str]:
+    """Return ``item``'s record and its JSON; a record that cannot be written becomes an error (and so does
+    the report)."""
+    result = item.stash[CASE_RESULT]
+    try:
+        return result, result.model_dump_json()
+    except ValueError as exc:  # pydantic's serialisation error; recordtext.safe_record should leave none
+        reason = f"the case record cannot be written: {str(exc).splitlines()[0]}"
+        result = item.error_record(reason)
+        report.outcome, report.longrepr = "failed", f"{item.spec.goldset}:{item.spec.line}: {reason}"
+        return result, result.model_dump_json()
+
+
+def _journalled(state: RunState, text: str) -> bool:
+    """Append a worker's record to its journal; return False when it could not be written there."""
+    if not state.run_token:
+        return False
+    if state.worker_journal is None:
+        state.worker_journal = WorkerJournal(worker_journal_dir(state.settings.report_dir, state.run_token))
+    journal: WorkerJournal = state.worker_journal
+    return journal.case(text)
 
 
 class GoldsetFile(pytest.File):

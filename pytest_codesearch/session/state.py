@@ -32,8 +32,8 @@ class RunState:
     universe: frozenset[str] | None = None
     """Resuming: the node ids the interrupted run selected; nothing else runs (None: not resuming)."""
     local_results: dict[str, Any] = field(default_factory=dict)
-    """Case records made in this process, by node id: the controller of a serial run takes them from
-    here instead of parsing the JSON its own reports carry (under xdist it parses)."""
+    """Case records made in this process with their JSON text, by node id: the controller of a serial run
+    takes them from here (reports carry no record; under xdist the controller reads the workers' journals)."""
     given_truth: dict[str, GivenTruth] = field(default_factory=dict)
     """``--codesearch-truth``: the truth that replaces each named case's own, by case id."""
     run_token: str | None = None
