@@ -50,8 +50,13 @@ INDEX_ATTRIBUTE = "codesearch_index_ms"
 _HIDDEN_DIRS = (os.path.dirname(pytest_codesearch.__file__), os.path.dirname(asyncio.__file__))
 
 
-def _codesearch_case(_codesearch_pool: Any) -> None:
-    """Stand-in test function: CaseItem.runtest does the work; this only names the fixture it needs."""
+def _codesearch_case() -> None:
+    """Stand-in test function: CaseItem.runtest does the work.
+
+    It names no fixture: the agent pool is a session fixture that the first case of the process asks for
+    (``CaseItem.pool``). A fixture named here would be resolved again for each of thousands of items, with a
+    ``request`` made for each (about a tenth of the harness's own time per item, issue 23).
+    """
 
 
 @pytest.fixture(scope="session", name=POOL_FIXTURE)
@@ -233,7 +238,7 @@ class CaseItem(pytest.Function):
             outcome = evaluate_case(
                 self.spec,
                 self.choice,
-                self.funcargs[POOL_FIXTURE],  # type: ignore[arg-type]
+                self.pool(),
                 state.snapshots,
                 state.settings,
                 seed=state.seed,
@@ -248,6 +253,17 @@ class CaseItem(pytest.Function):
         self.user_properties.extend(_properties(outcome.result))
         if outcome.failure is not None:
             raise outcome.failure
+
+    def pool(self) -> AgentPool:
+        """Return this process's agent pool, the session fixture ``POOL_FIXTURE`` (set up by the first case
+        that runs, torn down at the end of the session)."""
+        state: RunState = self.config.stash[STATE]
+        if state.pool is None:
+            # Function._request: the item's own fixture request (pytest has no public way for an item to
+            # ask for a fixture its function does not name)
+            state.pool = self._request.getfixturevalue(POOL_FIXTURE)
+        pool: AgentPool = state.pool
+        return pool
 
     def error_record(self, message: str) -> CaseResult:
         """Return this item's ``error`` record with ``message``, for a failure outside the agent call."""

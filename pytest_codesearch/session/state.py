@@ -38,6 +38,8 @@ class RunState:
     """``--codesearch-truth``: the truth that replaces each named case's own, by case id."""
     run_token: str | None = None
     """The run's token (the controller's, handed to workers): names where xdist workers journal their cases."""
+    pool: Any = None
+    """This process's ``AgentPool`` (the session fixture), taken by the first case that runs."""
     worker_journal: Any = None
     """A worker's ``WorkerJournal``, opened with its first case (None on the controller)."""
     goldset_cases: dict[str, int] = field(default_factory=dict)
