@@ -34,7 +34,7 @@ from pytest_codesearch.runs.journal import (
 from pytest_codesearch.runs.reportdir import ReportDirBusy, ReportLock, supersede
 from pytest_codesearch.runs.resume import file_digest
 from pytest_codesearch.scoring import metric_names, optional_metric_names
-from pytest_codesearch.session.items import CASE_ATTRIBUTE, INDEX_ATTRIBUTE, INVALID_ATTRIBUTE
+from pytest_codesearch.session.records import CASE_ATTRIBUTE, INDEX_ATTRIBUTE, INVALID_ATTRIBUTE
 from pytest_codesearch.session.run_end import RunEnd
 from pytest_codesearch.session.progress import Progress, progress_wanted
 from pytest_codesearch.session.state import RunState
