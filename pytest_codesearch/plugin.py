@@ -297,7 +297,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     """Attach the case record (JSON text) to the call report, so it crosses xdist intact."""
     report = yield
     if call.when == "call" and STATE in item.config.stash:
-        from pytest_codesearch.session.items import attach_record
+        from pytest_codesearch.session.records import attach_record
 
         attach_record(item, report)
     return report

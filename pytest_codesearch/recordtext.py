@@ -23,6 +23,7 @@ a note saying how much (``clip``). The fields that name the case (``RECORD_NAMES
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from typing import Any
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -64,6 +65,8 @@ def safe_value(value: Any, limit: int | None = MAX_TEXT_CHARS) -> Any:
     Strings, lists, tuples and dicts are rebuilt only when something in them changed; any other value
     is returned as it is (the record's model checks its type).
     """
+    if _plain(value, MAX_QUERY_CHARS if limit is None else limit):  # the common case, checked without copying
+        return value
     if isinstance(value, str):
         return safe_text(value) if limit is None else _bounded(value, limit)
     if isinstance(value, (list, tuple)):
@@ -77,6 +80,35 @@ def safe_value(value: Any, limit: int | None = MAX_TEXT_CHARS) -> Any:
             return value
         return dict(pairs)
     return value
+
+
+_SCALARS = frozenset({float, int, bool, type(None)})
+
+
+def _plain(value: Any, limit: int) -> bool:
+    """Return True when ``value`` is a scalar, an ASCII string of at most ``limit`` characters, or a flat list,
+    tuple or dict of those: nothing in it to escape or cut (checked in C loops, nothing copied)."""
+    kind = type(value)
+    if kind is str:
+        return len(value) <= limit and value.isascii()
+    if kind in _SCALARS:
+        return True
+    if kind is list or kind is tuple:
+        return _plain_flat(value, limit)
+    if kind is dict:
+        return _plain_flat(value.keys(), limit) and _plain_flat(value.values(), limit)
+    return False
+
+
+def _plain_flat(values: Collection[Any], limit: int) -> bool:
+    """Return True when every one of ``values`` is a scalar or a plain string (see ``_plain``)."""
+    kinds = set(map(type, values))
+    if kinds <= _SCALARS:
+        return True
+    if kinds - _SCALARS != {str}:
+        return False
+    strings = values if len(kinds) == 1 else [v for v in values if type(v) is str]
+    return all(map(str.isascii, strings)) and max(map(len, strings)) <= limit
 
 
 def _bounded(text: str, limit: int) -> str:
@@ -94,7 +126,14 @@ def _bounded(text: str, limit: int) -> str:
 
 def safe_record(record: dict[str, Any]) -> dict[str, Any]:
     """Return a case record's fields (as given to ``CaseResult``) with every string safe for JSON and bounded."""
-    return {key: safe_value(value, _limit(key)) for key, value in record.items()}
+    safe = {}
+    for key, value in record.items():
+        kind = type(value)
+        if kind in _SCALARS or (kind is str and value.isascii() and len(value) <= MAX_TEXT_CHARS):
+            safe[key] = value  # most fields: nothing to escape or cut, whatever the field's limit
+        else:
+            safe[key] = safe_value(value, _limit(key))
+    return safe
 
 
 def _limit(key: str) -> int | None:

@@ -103,3 +103,21 @@ def test_order_of_arrival_does_not_change_the_report(tmp_path: Path) -> None:
     writer.invalid(InvalidEntry(goldset="g.jsonl", line=4, case_id=None, error="query: missing").model_dump_json())
     writer.end(JournalEnd(finished_at="2026-11-23T09:05:00+00:00", exit_status=1))
     assert report_from_journal(first) == report_from_journal(second)
+
+
+def test_records_holding_unicode_line_separators_are_read_whole(tmp_path: Path) -> None:
+    from pytest_codesearch.runs.journal import WorkerJournal, read_worker_records
+
+    odd = _case("c1", "bm25", 1.0).model_copy(update={"query": "a\u2028b\x85c\u2029d\x1ce"})
+    writer = JournalWriter(tmp_path / "journal.jsonl", JournalHeader(run=_run(), metric_names=NAMES))
+    writer.case(odd.model_dump_json())
+    writer.close()
+    assert list(read_journal(tmp_path / "journal.jsonl").cases.values()) == [odd]
+    worker = WorkerJournal(tmp_path / "workers")
+    assert worker.case(odd.model_dump_json()) and worker.case(_case("c2", "bm25", 0.0).model_dump_json())
+    worker.close()
+    with open(next((tmp_path / "workers").iterdir()), "a", encoding="utf-8") as torn:
+        torn.write('{"case": {"id": "c3", "gol')  # a worker killed mid-line
+    assert [(case, text) for case, text in read_worker_records(tmp_path / "workers")] == [
+        (odd, odd.model_dump_json()), (_case("c2", "bm25", 0.0), _case("c2", "bm25", 0.0).model_dump_json())
+    ]

@@ -61,3 +61,19 @@ def test_deep_gold_set_values_are_an_error_never_an_exception(depth: int, opener
     assert len(errors) == 1 and "invalid JSON: nested more than 64 levels deep (column " in errors[0]
     if suffix == ".jsonl":  # one line alone is broken: the good case still loads
         assert [c.id for c in loaded.cases] == ["a"]
+
+
+def test_plain_fields_are_kept_as_they_are_and_any_other_is_escaped_and_cut() -> None:
+    retrieved, metrics = ["src/a.py", "src/b.py"], {"recall": 1.0, "mrr": 0.5}
+    long = "x" * (MAX_TEXT_CHARS + 3)
+    record = safe_record({
+        "query": "q" * MAX_TEXT_CHARS * 2, "retrieved": retrieved, "metrics": metrics, "latency_ms": 1.5,
+        "dropped": ["ok.py", long], "relevance": {"caf\udce9.py": 1}, "scores": [1.0, 2],
+        "metadata": {"note": ["caf\ud800"]}, "nodeid": "g.jsonl::" + long + "[a]",
+    })
+    assert record["retrieved"] is retrieved and record["metrics"] is metrics  # nothing copied
+    assert record["query"] == "q" * MAX_TEXT_CHARS * 2  # the query's own bound is larger
+    assert record["dropped"] == ["ok.py", "x" * MAX_TEXT_CHARS + "... [3 more characters cut]"]
+    assert record["relevance"] == {"caf\\xe9.py": 1}
+    assert record["scores"] == [1.0, 2] and record["metadata"] == {"note": ["caf\\ud800"]}
+    assert record["nodeid"] == "g.jsonl::" + long + "[a]"  # names are never cut

@@ -79,15 +79,31 @@ def seal_directory(cache_dir: Path, relative: str, directory: Path) -> None:
     os.replace(scratch, target)
 
 
+_READ: dict[Path, tuple[Stamp, dict[str, Stamp]]] = {}
+"""Seals read by this process, by path, with the seal file's own stamp when it was read (issue 23)."""
+_READ_KEPT = 8
+
+
 def read_seal(cache_dir: Path, relative: str, directory: Path) -> dict[str, Stamp] | None:
     """Return the stamps sealed for ``directory`` as it is now, or None when it has no seal (an older cache,
-    a directory being removed)."""
+    a directory being removed). Do not modify them: a seal file unchanged since this process read it is not
+    read again."""
     try:
-        text = seal_path(cache_dir, relative, directory).read_text(encoding="utf-8", errors="surrogateescape")
-        document = json.loads(text)
-        return {path: (int(s[0]), int(s[1]), int(s[2])) for path, s in document.items()}
+        path = seal_path(cache_dir, relative, directory)
+        found = os.stat(path)
+        own = (found.st_ino, found.st_size, found.st_mtime_ns)
+        known = _READ.get(path)
+        if known is not None and known[0] == own:
+            return known[1]
+        document = json.loads(path.read_text(encoding="utf-8", errors="surrogateescape"))
+        stamps = {name: (int(s[0]), int(s[1]), int(s[2])) for name, s in document.items()}
     except (OSError, ValueError, TypeError, IndexError, AttributeError):
         return None
+    _READ.pop(path, None)
+    _READ[path] = (own, stamps)  # most recently read last
+    while len(_READ) > _READ_KEPT:
+        del _READ[next(iter(_READ))]
+    return stamps
 
 
 def changes(directory: Path, stamps: dict[str, Stamp]) -> list[Change]:

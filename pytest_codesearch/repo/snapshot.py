@@ -151,6 +151,8 @@ class SnapshotStore:
         self._worktrees: dict[Path, WorktreeListing] = {}
         self._excluded: set[str] = set()
         self._handed: set[str] = set()
+        self._clean: set[str] = set()
+        """Directories this process's last :meth:`check` found unchanged, not handed out since."""
         self._pid = os.getpid()
         for path in (self.cache_dir, *exclude):
             self.exclude(path)
@@ -217,6 +219,8 @@ class SnapshotStore:
         found = verify(self.cache_dir, relative, snapshot.root, self._listing(snapshot))
         if found:
             self._handed.discard(relative)
+        else:
+            self._clean.add(relative)
         return found
 
     def _relative(self, snapshot: Snapshot) -> str | None:
@@ -231,9 +235,18 @@ class SnapshotStore:
 
     def _ensure(self, relative: str, root: Path, build: Callable[[], int]) -> Path:
         """Hold the cache directory ``relative`` (at ``root``); unless it exists unchanged, build it with
-        ``build`` (which returns its bytes at most) and count the build."""
+        ``build`` (which returns its bytes at most) and count the build.
+
+        A directory this process's last :meth:`check` found unchanged is not walked again (issue 23): nothing
+        in this process wrote it since, and an agent of another process that writes it is caught by that
+        process's check after its call, which removes it (then ``root`` is gone and is rebuilt here).
+        """
         self._holds.hold(self.cache_dir, relative)
         self._handed.add(relative)
+        if relative in self._clean:
+            self._clean.discard(relative)
+            if root.is_dir():
+                return root
         if root.is_dir():
             listing = read_manifest(self.cache_dir, relative) if "/" not in relative else None
             if not verify(self.cache_dir, relative, root, listing):

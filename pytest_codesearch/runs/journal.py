@@ -169,8 +169,9 @@ class WorkerJournal:
     they run: their records would be lost (and paid for again by a resume). Each worker appends them to
     a file of its own (``<pid>-<random>.jsonl``, never keyed on the worker id, which replacement workers
     reuse) in ``worker_journal_dir``; the controller's end and ``--codesearch-resume`` take what is there.
-    Best effort: a file that cannot be written is given up silently (the controller's journal still holds
-    every record that arrived).
+    It is also how records reach the controller under xdist (issue 23): reports carry no record, and the
+    controller's end reads these files (``read_worker_records``). A file that cannot be written is given
+    up: ``case`` returns False, and the worker sends that record on its report instead.
     """
 
     def __init__(self, directory: Path) -> None:
@@ -178,10 +179,10 @@ class WorkerJournal:
         self._stream: BinaryIO | None = None
         self._failed = False
 
-    def case(self, record_json: str) -> None:
-        """Append one case record (``CaseResult`` JSON)."""
+    def case(self, record_json: str) -> bool:
+        """Append one case record (``CaseResult`` JSON); return False when it could not be written."""
         if self._failed:
-            return
+            return False
         data = memoryview(f'{{"case": {record_json}}}\n'.encode("utf-8"))
         try:
             if self._stream is None:
@@ -192,24 +193,41 @@ class WorkerJournal:
                 data = data[self._stream.write(data) or 0 :]
         except OSError:
             self._failed = True
+        return not self._failed
+
+    def close(self) -> None:
+        """Close the file (nothing is buffered: every record written stays)."""
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            stream.close()
+
+
+_CASE_LINE = '{"case": '
+
+
+def read_worker_records(directory: Path) -> list[tuple[CaseResult, str]]:
+    """Return each case record the workers journaled in ``directory`` with its JSON text, file by file in
+    name order; torn or garbled lines are skipped."""
+    records = []
+    for path in sorted(directory.glob("*.jsonl")):
+        try:
+            lines = path.read_text(encoding="utf-8", errors="replace").split("\n")
+        except OSError:
+            continue
+        for line in lines:
+            if not (line.startswith(_CASE_LINE) and line.endswith("}")):
+                continue  # a torn line (the worker was killed while writing it)
+            payload = line[len(_CASE_LINE) : -1]  # as WorkerJournal.case writes it
+            try:
+                records.append((CaseResult.model_validate_json(payload), payload))
+            except ValueError:  # pydantic's ValidationError included
+                continue
+    return records
 
 
 def read_worker_journals(directory: Path) -> list[CaseResult]:
     """Return the case records the workers journaled in ``directory``; torn or garbled lines are skipped."""
-    records = []
-    for path in sorted(directory.glob("*.jsonl")):
-        try:
-            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:
-            continue
-        for line in lines:
-            try:
-                kind, payload = _parse_line(line)
-                if kind == "case":
-                    records.append(CaseResult.model_validate(payload))
-            except (ValueError, ValidationError):
-                continue
-    return records
+    return [case for case, _ in read_worker_records(directory)]
 
 
 def remove_worker_journals(report_dir: Path, keep: str | None = None) -> None:
@@ -231,7 +249,10 @@ def read_journal(path: Path) -> RunRecords:
     Raises ``JournalError`` naming the file and line when it cannot be read or its header is not one.
     """
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        # lines end in "\n" alone: a record may hold U+2028 or U+0085, which JSON leaves as they are
+        lines = path.read_text(encoding="utf-8").split("\n")
+        if lines and not lines[-1]:
+            lines.pop()
     except OSError as exc:
         raise JournalError(f"{path}: cannot read the journal: {exc.strerror or exc}") from None
     records: RunRecords | None = None

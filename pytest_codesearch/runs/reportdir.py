@@ -18,6 +18,8 @@ import os
 from pathlib import Path
 from typing import IO
 
+from pydantic_core import to_json
+
 from pytest_codesearch.atomic import atomic_file
 
 LOCK_NAME = ".codesearch.lock"
@@ -75,8 +77,8 @@ def supersede(directory: Path, started_at: str) -> bool:
         return False
     report["incomplete"], report["superseded_by"] = True, started_at
     try:
-        with atomic_file(path) as stream:
-            json.dump(report, stream, indent=2)
+        with atomic_file(path) as stream:  # written as the report was (pydantic): json.dump's indent is pure Python
+            stream.write(to_json(report, indent=2).decode("utf-8"))
             stream.write("\n")
     except OSError:
         return False

@@ -27,14 +27,14 @@ from pytest_codesearch.runs.journal import (
     JournalHeader,
     JournalWriter,
     RunRecords,
-    read_worker_journals,
+    read_worker_records,
     remove_worker_journals,
     worker_journal_dir,
 )
 from pytest_codesearch.runs.reportdir import ReportDirBusy, ReportLock, supersede
 from pytest_codesearch.runs.resume import file_digest
 from pytest_codesearch.scoring import metric_names, optional_metric_names
-from pytest_codesearch.session.items import CASE_ATTRIBUTE, INVALID_ATTRIBUTE
+from pytest_codesearch.session.records import CASE_ATTRIBUTE, INDEX_ATTRIBUTE, INVALID_ATTRIBUTE
 from pytest_codesearch.session.run_end import RunEnd
 from pytest_codesearch.session.progress import Progress, collected_line, progress_wanted
 from pytest_codesearch.session.state import RunState
@@ -62,6 +62,8 @@ class RunCollector:
         self.records = RunRecords(header)
         self.journal: JournalWriter | None = None
         self._journal_pending = False
+        self.answered: set[str] = set()
+        """Node ids whose call report came from an xdist worker that journaled the record (read at the end)."""
         self.finished: Finished | None = None
         self.journal_error: str | None = None
         self.end = RunEnd(config, state)  # gates are parsed here: a bad one stops the run before any case
@@ -106,15 +108,16 @@ class RunCollector:
         remove_worker_journals(self.state.settings.report_dir, keep=self.state.run_token)
 
     def _take_worker_journals(self) -> None:
-        """Journal what xdist workers answered but whose reports never arrived (an interrupt), then remove
-        their files once the journal holds them."""
+        """Journal the records xdist workers journaled: every case they answered (reports carry no record,
+        issue 23), those whose reports never arrived (an interrupt) too; then remove their files once the
+        journal holds them. A crashed case's record stands (the crash report came first)."""
         token = self.state.run_token
         if token is None or self.config.pluginmanager.getplugin("dsession") is None:
             return  # no xdist workers
         directory = worker_journal_dir(self.state.settings.report_dir, token)
-        for case in read_worker_journals(directory):
+        for case, text in read_worker_records(directory):
             if case.nodeid not in self.records.cases:
-                self._case(case, case.model_dump_json())
+                self._case(case, text, counted=case.nodeid in self.answered)
         if self.journal is not None and self.journal_error is None:
             remove_worker_journals(self.state.settings.report_dir)
 
@@ -144,11 +147,18 @@ class RunCollector:
         self._collected([base_nodeid(i) for i in ids if is_case_nodeid(i)])
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        """Journal the case record a call report carries; a crashed worker's case becomes ``crashed``."""
-        record = getattr(report, CASE_ATTRIBUTE, None)
-        if record is not None:
+        """Journal the case record made in this process or carried by the report; count a case an xdist
+        worker journaled (its record is read at the end); a crashed worker's case becomes ``crashed``."""
+        if report.when == "call":
             local = self.state.local_results.pop(report.nodeid, None)
-            self._case(local if local is not None else CaseResult.model_validate_json(record), record)
+            record = getattr(report, CASE_ATTRIBUTE, None)
+            if local is not None:
+                self._case(*local)
+            elif record is not None:
+                self._case(CaseResult.model_validate_json(record), record)
+            elif hasattr(report, "node") and is_case_nodeid(report.nodeid):  # journaled by an xdist worker
+                self.answered.add(base_nodeid(report.nodeid))
+                self._count(getattr(report, INDEX_ATTRIBUTE, None))
         invalid = getattr(report, INVALID_ATTRIBUTE, None)
         if invalid is not None and report.when == "call":
             self.records.invalid.append(InvalidEntry.model_validate_json(invalid))
@@ -157,7 +167,8 @@ class RunCollector:
                 self._check_journal()
         # pytest-xdist reports a crashed worker's case with when == "???" and nothing of ours on it
         nodeid = base_nodeid(report.nodeid)
-        if str(report.when) == "???" and nodeid in self.records.collected and nodeid not in self.records.cases:
+        if str(report.when) == "???" and nodeid in self.records.collected and nodeid not in self.records.cases \
+                and nodeid not in self.answered:
             case = self._crashed_case(nodeid)
             if case is not None:
                 self._case(case, case.model_dump_json())
@@ -240,17 +251,24 @@ class RunCollector:
                 self.journal.goldsets(digests)
             self._check_journal()
 
-    def _case(self, case: CaseResult, record_json: str) -> None:
+    def _case(self, case: CaseResult, record_json: str, *, counted: bool = False) -> None:
+        """Keep and journal one record; count it for progress unless its report was ``counted`` already."""
         self.records.cases[case.nodeid] = case
         if self.journal is not None:
             self.journal.case(record_json)
             self._check_journal()
-        if self.progress is not None:
-            self.progress.total = len(self.records.collected) - len(self.state.resumed)
-            line = self.progress.case(case)
-            terminal = self.config.pluginmanager.get_plugin("terminalreporter")
-            if line is not None and terminal is not None:
-                terminal.write_line(line)
+        if not counted:
+            self._count(case.index_ms if case.indexed else None)
+
+    def _count(self, index_ms: float | None) -> None:
+        """Count one case done for the progress line (``index_ms``: the indexing it paid for, if any)."""
+        if self.progress is None:
+            return
+        self.progress.total = len(self.records.collected) - len(self.state.resumed)
+        line = self.progress.case(CaseResult.model_construct(indexed=index_ms is not None, index_ms=index_ms))
+        terminal = self.config.pluginmanager.get_plugin("terminalreporter")
+        if line is not None and terminal is not None:
+            terminal.write_line(line)
 
     def _crashed_case(self, nodeid: str) -> CaseResult | None:
         """Rebuild what a crash report allows: the node id names gold set, case and agent."""

@@ -23,12 +23,11 @@ from pytest_codesearch.goldset.entries import format_error
 from pytest_codesearch.goldset.formats.base import PROGRESS_EVERY
 from pytest_codesearch.goldset.truthfile import GivenTruth, TruthFileError, apply_truth, load_truth_file
 from pytest_codesearch.nodeids import base_nodeid, case_name
-from pytest_codesearch.recordtext import MAX_FAILURE_CHARS, MAX_TEXT_CHARS, clip, safe_text
+from pytest_codesearch.recordtext import MAX_TEXT_CHARS, clip, safe_text
 from pytest_codesearch.repo.remote import RemoteCache, default_cache_dir
 from pytest_codesearch.printable import visible
 from pytest_codesearch.repo.resolve import confined, default_repo, resolve_repo
 from pytest_codesearch.report.model import CaseResult, InvalidEntry
-from pytest_codesearch.runs.journal import WorkerJournal, worker_journal_dir
 from pytest_codesearch.runner.base import AgentCrashed, AgentError, AgentTimeout
 from pytest_codesearch.scoring.profiles import get_profile
 from pytest_codesearch.settings.model import Settings
@@ -42,16 +41,16 @@ CASE_RESULT = pytest.StashKey[CaseResult]()
 """The record of a CaseItem's call phase (absent until it ran)."""
 POOL_FIXTURE = "_codesearch_pool"
 """The session fixture holding this process's agent runners."""
-CASE_ATTRIBUTE = "codesearch_case"
-"""Attribute of a call report carrying the case record as JSON text (crosses xdist intact)."""
-INVALID_ATTRIBUTE = "codesearch_invalid"
-"""Attribute of a call report carrying a broken gold-set entry as JSON text."""
-
 _HIDDEN_DIRS = (os.path.dirname(pytest_codesearch.__file__), os.path.dirname(asyncio.__file__))
 
 
-def _codesearch_case(_codesearch_pool: Any) -> None:
-    """Stand-in test function: CaseItem.runtest does the work; this only names the fixture it needs."""
+def _codesearch_case() -> None:
+    """Stand-in test function: CaseItem.runtest does the work.
+
+    It names no fixture: the agent pool is a session fixture that the first case of the process asks for
+    (``CaseItem.pool``). A fixture named here would be resolved again for each of thousands of items, with a
+    ``request`` made for each (about a tenth of the harness's own time per item, issue 23).
+    """
 
 
 @pytest.fixture(scope="session", name=POOL_FIXTURE)
@@ -63,39 +62,6 @@ def codesearch_pool(request: pytest.FixtureRequest) -> Iterator[AgentPool]:
     pool = AgentPool(request, request.getfixturevalue, isolate=settings.isolation)
     yield pool
     pool.close()
-
-
-def attach_record(item: pytest.Item, report: pytest.TestReport) -> None:
-    """Put the record of ``item``'s call phase on its call ``report`` as JSON text, so it crosses xdist intact.
-
-    A failure's text holding lone surrogates (an agent's error about a non-UTF-8 file name) is made safe
-    (``recordtext``): xdist cannot send it, and the terminal cannot print it; one longer than
-    ``MAX_FAILURE_CHARS`` (a traceback holding a 50 MB message) is cut.
-    """
-    if report.failed:
-        text = report.longreprtext
-        if len(text) > MAX_FAILURE_CHARS or not text.isascii():
-            shown = safe_text(clip(text, MAX_FAILURE_CHARS))
-            if shown != text:
-                report.longrepr = shown
-    if isinstance(item, CaseItem) and CASE_RESULT in item.stash:
-        result = item.stash[CASE_RESULT]
-        try:
-            text = result.model_dump_json()
-        except ValueError as exc:  # pydantic's serialisation error; recordtext.safe_record should leave none
-            reason = f"the case record cannot be written: {str(exc).splitlines()[0]}"
-            result = item.error_record(reason)
-            text = result.model_dump_json()
-            report.outcome, report.longrepr = "failed", f"{item.spec.goldset}:{item.spec.line}: {reason}"
-        setattr(report, CASE_ATTRIBUTE, text)
-        state = item.config.stash[STATE]
-        state.local_results[item.nodeid] = result
-        if state.worker_id is not None and state.run_token:  # kept even if the controller stops listening
-            if state.worker_journal is None:
-                state.worker_journal = WorkerJournal(worker_journal_dir(state.settings.report_dir, state.run_token))
-            state.worker_journal.case(text)
-    elif isinstance(item, BrokenEntryItem):
-        setattr(report, INVALID_ATTRIBUTE, item.invalid_entry().model_dump_json())
 
 
 class GoldsetFile(pytest.File):
@@ -215,7 +181,7 @@ class CaseItem(pytest.Function):
             outcome = evaluate_case(
                 self.spec,
                 self.choice,
-                self.funcargs[POOL_FIXTURE],  # type: ignore[arg-type]
+                self.pool(),
                 state.snapshots,
                 state.settings,
                 seed=state.seed,
@@ -230,6 +196,17 @@ class CaseItem(pytest.Function):
         self.user_properties.extend(_properties(outcome.result))
         if outcome.failure is not None:
             raise outcome.failure
+
+    def pool(self) -> AgentPool:
+        """Return this process's agent pool, the session fixture ``POOL_FIXTURE`` (set up by the first case
+        that runs, torn down at the end of the session)."""
+        state: RunState = self.config.stash[STATE]
+        if state.pool is None:
+            # Function._request: the item's own fixture request (pytest has no public way for an item to
+            # ask for a fixture its function does not name)
+            state.pool = self._request.getfixturevalue(POOL_FIXTURE)
+        pool: AgentPool = state.pool
+        return pool
 
     def error_record(self, message: str) -> CaseResult:
         """Return this item's ``error`` record with ``message``, for a failure outside the agent call."""

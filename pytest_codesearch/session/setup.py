@@ -64,7 +64,14 @@ def start_run(config: pytest.Config, settings: Settings, registry: AgentRegistry
         state.run_token = workerinput.get(RUN_TOKEN_KEY)
         universe = workerinput.get(UNIVERSE_KEY)
         state.universe = None if universe is None else frozenset(universe)
+        config.add_cleanup(lambda: _close_worker_journal(state))
     _use_stores(config, state)
+
+
+def _close_worker_journal(state: RunState) -> None:
+    """Close a worker's journal at its end (every record in it is written already)."""
+    if state.worker_journal is not None:
+        state.worker_journal.close()
 
 
 def _use_stores(config: pytest.Config, state: RunState) -> None:

@@ -32,12 +32,14 @@ class RunState:
     universe: frozenset[str] | None = None
     """Resuming: the node ids the interrupted run selected; nothing else runs (None: not resuming)."""
     local_results: dict[str, Any] = field(default_factory=dict)
-    """Case records made in this process, by node id: the controller of a serial run takes them from
-    here instead of parsing the JSON its own reports carry (under xdist it parses)."""
+    """Case records made in this process with their JSON text, by node id: the controller of a serial run
+    takes them from here (reports carry no record; under xdist the controller reads the workers' journals)."""
     given_truth: dict[str, GivenTruth] = field(default_factory=dict)
     """``--codesearch-truth``: the truth that replaces each named case's own, by case id."""
     run_token: str | None = None
     """The run's token (the controller's, handed to workers): names where xdist workers journal their cases."""
+    pool: Any = None
+    """This process's ``AgentPool`` (the session fixture), taken by the first case that runs."""
     worker_journal: Any = None
     """A worker's ``WorkerJournal``, opened with its first case (None on the controller)."""
     goldset_cases: dict[str, int] = field(default_factory=dict)
