@@ -158,7 +158,8 @@ class RunCollector:
                 self._case(CaseResult.model_validate_json(record), record)
             elif hasattr(report, "node") and is_case_nodeid(report.nodeid):  # journaled by an xdist worker
                 self.answered.add(base_nodeid(report.nodeid))
-                self._count(getattr(report, INDEX_ATTRIBUTE, None))
+                index_ms = getattr(report, INDEX_ATTRIBUTE, None)
+                self._count(None if index_ms is None else self._agent_of(report.nodeid), index_ms)
         invalid = getattr(report, INVALID_ATTRIBUTE, None)
         if invalid is not None and report.when == "call":
             self.records.invalid.append(InvalidEntry.model_validate_json(invalid))
@@ -258,14 +259,19 @@ class RunCollector:
             self.journal.case(record_json)
             self._check_journal()
         if not counted:
-            self._count(case.index_ms if case.indexed else None)
+            self._count(case.agent, case.index_ms if case.indexed else None)
 
-    def _count(self, index_ms: float | None) -> None:
-        """Count one case done for the progress line (``index_ms``: the indexing it paid for, if any)."""
+    def _agent_of(self, nodeid: str) -> str | None:
+        """Return the agent a case's node id names (None when it names none of the run's)."""
+        parts = parse_nodeid(base_nodeid(nodeid), [c.name for c in self.state.choices])
+        return None if parts is None else parts.agent
+
+    def _count(self, agent: str | None, index_ms: float | None) -> None:
+        """Count one case done for the progress line (``index_ms``: the indexing ``agent`` paid for it, if any)."""
         if self.progress is None:
             return
         self.progress.total = len(self.records.collected) - len(self.state.resumed)
-        line = self.progress.case(CaseResult.model_construct(indexed=index_ms is not None, index_ms=index_ms))
+        line = self.progress.count(agent, index_ms)
         terminal = self.config.pluginmanager.get_plugin("terminalreporter")
         if line is not None and terminal is not None:
             terminal.write_line(line)

@@ -64,10 +64,16 @@ class Progress:
 
     def case(self, case: CaseResult) -> str | None:
         """Count one case record; return a progress line when one is due, else None."""
+        return self.count(case.agent, case.index_ms if case.indexed else None)
+
+    def count(self, agent: str | None, index_ms: float | None) -> str | None:
+        """Count one case done, with the indexing ``agent`` paid for it (None: none); return a progress line
+        when one is due, else None."""
         self.done += 1
-        if case.indexed and case.index_ms is not None:
-            count, spent = self.indexing.get(case.agent, (0, 0.0))
-            self.indexing[case.agent] = (count + 1, spent + case.index_ms)
+        if index_ms is not None:
+            name = agent or "agents"
+            count, spent = self.indexing.get(name, (0, 0.0))
+            self.indexing[name] = (count + 1, spent + index_ms)
         now = self.clock()
         if now - self.shown < self.interval or self.done >= self.total:
             return None
