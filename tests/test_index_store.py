@@ -184,3 +184,25 @@ def test_a_term_only_later_corpora_hold_is_one_term_of_the_file() -> None:
     loaded = decode_corpora(encode_corpora([(c, np.array([0])) for c in (first, second, third)]))
     assert loaded is not None and list(loaded[0].vocabulary) == ["login", "session"]
     assert [c.postings("session")[1].tolist() for c in loaded] == [[], [2], [5]]
+
+
+def test_an_agent_in_a_child_process_uses_the_runs_stores(pytester: pytest.Pytester) -> None:
+    revs = _history(pytester.path / "repo")
+    cases = [{"id": f"c{n}", "query": QUERIES[0], "ground_truth_files": ["src/login.py"], "base_commit": rev}
+             for n, rev in enumerate(revs)]  # fmt: skip
+    lines = [json.dumps({"metadata": {"repo": "repo"}})] + [json.dumps(c) for c in cases]
+    (pytester.path / "cases.jsonl").write_text("\n".join(lines) + "\n")
+    isolated = ["--codesearch-agent=bm25", "--codesearch-runs=1", "--codesearch-isolate=process", "cases.jsonl"]
+    pytester.runpytest(*isolated).assert_outcomes(passed=3)
+    cache = pytester.path / ".codesearch"
+    indexes = [p for p in (cache / "indexes").rglob("*") if p.is_file() and p.parts[-3].startswith("i1-")]
+    assert len(indexes) == 3 and any((cache / "tokens").rglob("*"))  # the child saved what it built
+    first = read_results(pytester.path)["cases"]
+    pytester.runpytest(*isolated).assert_outcomes(passed=3)
+    again = read_results(pytester.path)["cases"]
+    assert [c["retrieved"] for c in again] == [c["retrieved"] for c in first]
+    assert sorted(p for p in (cache / "indexes").rglob("*") if p.is_file() and p.parts[-3].startswith("i1-")) == sorted(indexes)
+    # the child read each commit through the view it was sent, as bm25 does in this process
+    pytester.runpytest(*isolated[:2], "--codesearch-isolate=none", "cases.jsonl").assert_outcomes(passed=3)
+    assert [c["retrieved"] for c in read_results(pytester.path)["cases"]] == [c["retrieved"] for c in first]
+    assert not [p for p in (cache / "snapshots").iterdir() if p.is_dir()]  # no snapshot directory was written

@@ -35,6 +35,10 @@ def serve(conn: Any, recipe: AgentRecipe, sys_path: list[str], cwd: str, token: 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     sys.path[:] = sys_path
     os.chdir(cwd)
+    if recipe.stores is not None:  # what runs stored (tokens, indexes, embeddings) serves this child too
+        from pytest_codesearch.agents.index.stores import use_stores
+
+        use_stores(recipe.stores)
     try:
         agent, generators = build_agent(recipe)
         handle = adapt_agent(recipe.agent, agent)
@@ -69,6 +73,9 @@ def _handle(handle: AgentHandle, message: tuple[Any, ...]) -> tuple[Any, ...]:
     try:
         if op == "prepare":
             start = time.perf_counter_ns()
+            use_snapshot = getattr(handle.obj, "use_snapshot", None)
+            if callable(use_snapshot) and message[2] is not None:  # the view, as an agent in process gets it
+                use_snapshot(message[2])
             handle.initialize(message[1])
             return ("ok", (time.perf_counter_ns() - start) / 1e6)
         if op == "observe":

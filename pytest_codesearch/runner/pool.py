@@ -14,6 +14,7 @@ from pytest_codesearch.agents.factory import (
     needs_session,
     refuse_fixture,
 )
+from pytest_codesearch.agents.index.stores import StoreRoots
 from pytest_codesearch.agents.registry import AgentChoice
 from pytest_codesearch.runner.base import AgentRunner
 from pytest_codesearch.runner.inprocess import InProcessRunner
@@ -23,11 +24,15 @@ from pytest_codesearch.runner.recipe import NotRebuildable, recipe_for, session_
 class AgentPool:
     """Creates each agent once per process, behind the runner its isolation level asks for."""
 
-    def __init__(self, request: Any, fixture: Callable[[str], Any], isolate: str = "none") -> None:
+    def __init__(
+        self, request: Any, fixture: Callable[[str], Any], isolate: str = "none", stores: StoreRoots | None = None
+    ) -> None:
         """``isolate`` is the ``--codesearch-isolate`` level as ``Settings.isolation`` resolves it:
         ``none`` (this process), ``process`` (a child process), or ``auto`` (a child process for
-        agents that can be rebuilt there, this process for the others)."""
+        agents that can be rebuilt there, this process for the others). ``stores``: the built-in agents'
+        stores a child process opens (None: it opens none)."""
         self._request = request
+        self._stores = stores
         self._fixture = fixture
         self._isolate = isolate
         self._runners: dict[str, AgentRunner] = {}
@@ -45,7 +50,7 @@ class AgentPool:
             from pytest_codesearch.runner.process import ProcessRunner
 
             try:
-                return ProcessRunner(choice.name, recipe_for(choice))
+                return ProcessRunner(choice.name, recipe_for(choice, self._stores))
             except NotRebuildable:  # it needs the pytest session (the child may be the one to find out)
                 if self._isolate == "process":
                     raise  # the session-start check said so already; auto falls back to this process

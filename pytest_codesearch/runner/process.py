@@ -76,7 +76,9 @@ class ProcessRunner:
         if self._indexed is not None and self._indexed[0] == root:
             return Prepared(self._indexed[1], False)
         self._indexed = None
-        index_ms = float(self._request(("prepare", root), budget_s, "initializing"))
+        # the view (files, blob ids, a reader of the object database): an agent with the ``use_snapshot``
+        # hook reads a commit without its directory, as it does in this process (plain data, pickled)
+        index_ms = float(self._request(("prepare", root, snapshot.view()), budget_s, "initializing"))
         self._indexed = (root, index_ms)
         return Prepared(index_ms, True)
 

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_codesearch.agents.index.stores import StoreRoots
 from pytest_codesearch.agents.factory import DetachedRequest, create_agent, fixture_names, refuse_fixture
 from pytest_codesearch.agents.registry import (
     AgentChoice,
@@ -56,6 +57,8 @@ class AgentRecipe:
     spec_name: str
     param_index: int | None
     origin: AgentOrigin
+    stores: StoreRoots | None = None
+    """The built-in agents' stores the child opens, so an isolated agent reuses what runs stored."""
 
 
 def session_only(need: str) -> str:
@@ -63,8 +66,9 @@ def session_only(need: str) -> str:
     return f"its factory {need}, which exists only in the pytest session"
 
 
-def recipe_for(choice: AgentChoice) -> AgentRecipe:
-    """Return the recipe of ``choice``, or raise ``NotRebuildable`` saying why there is none."""
+def recipe_for(choice: AgentChoice, stores: StoreRoots | None = None) -> AgentRecipe:
+    """Return the recipe of ``choice`` (its child opening ``stores``), or raise ``NotRebuildable`` saying why
+    there is none."""
     needed = fixture_names(choice.spec.factory)
     if needed:
         fixtures = f"fixture{'s' if len(needed) > 1 else ''} {', '.join(needed)}"
@@ -72,7 +76,7 @@ def recipe_for(choice: AgentChoice) -> AgentRecipe:
     if choice.spec.origin is None:
         unknown = "it was not registered by a module, an entry point or the YAML config, so a child cannot find it"
         raise NotRebuildable(choice.name, unknown)
-    return AgentRecipe(choice.registered_name, choice.spec.name, choice.param_index, choice.spec.origin)
+    return AgentRecipe(choice.registered_name, choice.spec.name, choice.param_index, choice.spec.origin, stores)
 
 
 def build_agent(recipe: AgentRecipe) -> tuple[Any, list[Iterator[Any]]]:

@@ -57,9 +57,10 @@ def _codesearch_case() -> None:
 def codesearch_pool(request: pytest.FixtureRequest) -> Iterator[AgentPool]:
     """The agents of this process: created on first use, torn down at the end of the session."""
     from pytest_codesearch.runner.pool import AgentPool
+    from pytest_codesearch.session.setup import store_roots
 
     settings = request.config.stash[STATE].settings
-    pool = AgentPool(request, request.getfixturevalue, isolate=settings.isolation)
+    pool = AgentPool(request, request.getfixturevalue, isolate=settings.isolation, stores=store_roots(settings))
     yield pool
     pool.close()
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_codesearch.agents.index.stores import StoreRoots
 from pytest_codesearch.repo.snapshot import SnapshotStore
 from pytest_codesearch.session import items
 from pytest_codesearch.session.state import STATE, RunState
@@ -74,16 +75,16 @@ def _close_worker_journal(state: RunState) -> None:
         state.worker_journal.close()
 
 
+def store_roots(settings: Settings) -> StoreRoots:
+    """Return where the built-in agents' stores live for ``settings`` (this process and agents' children)."""
+    return StoreRoots(str(settings.cache_dir), settings.cache_size)
+
+
 def _use_stores(config: pytest.Config, state: RunState) -> None:
     """Open the token, index and embedding stores (shared by runs and workers) and release them at the end."""
-    from pytest_codesearch.agents.index.embedstore import use_embedding_store
-    from pytest_codesearch.agents.index.indexstore import use_index_store
-    from pytest_codesearch.agents.index.tokenstore import use_token_store
+    from pytest_codesearch.agents.index.stores import use_stores
 
-    settings = state.settings
-    config.add_cleanup(use_token_store(settings.cache_dir, settings.cache_size))
-    config.add_cleanup(use_index_store(settings.cache_dir, settings.cache_size))
-    config.add_cleanup(use_embedding_store(settings.cache_dir / "embeddings", settings.cache_size))
+    config.add_cleanup(use_stores(store_roots(state.settings)))
     config.add_cleanup(state.snapshots.close)  # releases the directories it holds from pruning
 
 
