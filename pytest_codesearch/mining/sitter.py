@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from itertools import accumulate, repeat
-from operator import add
 from typing import NamedTuple
+
+import numpy as np
 
 from tree_sitter import Point, Tree
 
@@ -24,6 +24,9 @@ from pytest_codesearch.mining.outline import Hunk
 from pytest_codesearch.mining.regions import Text, composed, region_definitions
 from pytest_codesearch.outline import grammar, maybe_cpp, outline
 from pytest_codesearch.outline.model import Definition
+
+
+_NEWLINE = ord("\n")
 
 
 class _Kept(NamedTuple):
@@ -111,13 +114,15 @@ class TreeOutlines:
 def line_offsets(data: bytes) -> list[int]:
     """Return the byte offset where each line of ``data`` starts, then the length of ``data``.
 
-    Summed in C (``accumulate`` over ``map``): a Python loop over the lines cost a third of the outline
-    time of git's history.
+    The newlines are found by numpy: a Python loop over the lines cost a third of the outline time of
+    git's history, splitting the lines a tenth.
     """
-    offsets = list(accumulate(map(add, map(len, data.split(b"\n")), repeat(1)), initial=0))
-    offsets[-1] = len(data)  # the last piece has no newline after it
-    if not data or data.endswith(b"\n"):
-        offsets.pop()  # that piece is empty: no line starts there
+    if not data:
+        return [0]
+    starts = np.flatnonzero(np.frombuffer(data, np.uint8) == _NEWLINE) + 1
+    offsets: list[int] = np.concatenate(([0], starts)).tolist()
+    if not data.endswith(b"\n"):
+        offsets.append(len(data))  # the last line has no newline: it ends with the data
     return offsets
 
 
