@@ -34,6 +34,11 @@ _SPACE = b" \t\r\f\v\n"
 _BLANK = re.compile(rb"[ \t\r\f\v\n]+")
 MOST_SHARE = 0.5
 """Regions holding more than this share of the file's bytes are not worth it: the file is reparsed."""
+MOST_HUNKS = 64
+"""Hunks past which the base is too far from the source (edits piled up since its tree was parsed): the file
+is reparsed, and that tree kept."""
+_UNFRAMED = frozenset({"c", "cpp"})
+"""Languages whose clean regions may be parsed without their frames (``_parsed``)."""
 
 
 class Text(NamedTuple):
@@ -59,6 +64,11 @@ class _Region(NamedTuple):
     before: tuple[str, int] | None
     after: tuple[str, int] | None
     """Type and length of the frame nodes (None at the file's start or end)."""
+    inner: tuple[int, int]
+    """The base lines between the frames."""
+    clean: bool
+    """Whether the top-level nodes between the frames are clean in the base and no frame shares a line with
+    them: a C or C++ region may then be parsed without its frames (``_parsed``)."""
 
 
 def region_definitions(
@@ -69,7 +79,9 @@ def region_definitions(
 
     ``tree`` is the base's syntax tree; ``hunks`` turn the source into the base.
     """
-    if tree.root_node.is_error or not base.lines or not source.lines or not _accounted(base, source, hunks):
+    if len(hunks) > MOST_HUNKS or tree.root_node.is_error or not base.lines or not source.lines:
+        return None
+    if not _accounted(base, source, hunks):
         return None
     regions: list[_Region] = []
     for first, last in spans:
@@ -144,9 +156,12 @@ def _grow(root: Node, base: Text, hunks: Sequence[Hunk], low: int, high: int) ->
         past = base.start(high + 1)
         head = _child_after(root, base.start(low), base.data)
         first = head if head is not None and head.start_byte < past else None
-        last, after = first, (head if first is None else first.next_sibling)
+        core = [] if first is None else [first]
+        after = head if first is None else first.next_sibling
         while after is not None and after.start_byte < past:
-            last, after = after, after.next_sibling
+            core.append(after)
+            after = after.next_sibling
+        last = core[-1] if core else None
         before = _last_before(root, head)
         if not _in_order(before, first or after, last, after):
             return None
@@ -154,13 +169,21 @@ def _grow(root: Node, base: Text, hunks: Sequence[Hunk], low: int, high: int) ->
             low, high = min(low, _lines(first)[0]), max(high, _lines(last)[1])
         wider = _widened(base, hunks, low, high, before, after)
         if wider is None:
-            top = 1 if before is None else _lines(before)[0]
-            bottom = base.lines if after is None else _lines(after)[1]
-            return _Region(top, bottom, _shape(before), _shape(after))
+            return _framed(base, before, after, core)
         if wider == (low, high):
             return None  # a zero-width node, say: nothing to frame with
         low, high = wider
     return None
+
+
+def _framed(base: Text, before: Node | None, after: Node | None, core: list[Node]) -> _Region:
+    """Return the region of the ``core`` nodes between the frame nodes ``before`` and ``after``."""
+    top = 1 if before is None else _lines(before)[0]
+    bottom = base.lines if after is None else _lines(after)[1]
+    inner = (1 if before is None else _lines(before)[1] + 1, base.lines if after is None else _lines(after)[0] - 1)
+    alone = not core or (inner[0] <= _lines(core[0])[0] and _lines(core[-1])[1] <= inner[1])
+    clean = alone and inner[0] <= inner[1] and all(_clean(node) for node in core)
+    return _Region(top, bottom, _shape(before), _shape(after), inner, clean)
 
 
 def _in_order(before: Node | None, first: Node | None, last: Node | None, after: Node | None) -> bool:
@@ -230,13 +253,17 @@ def _shape(node: Node | None) -> tuple[str, int] | None:
 
 
 def _merged(regions: list[_Region]) -> list[_Region]:
-    """Return the regions in order, overlapping ones joined (the first's frame before, the last's after)."""
+    """Return the regions in order, overlapping ones joined: the frame before of the one reaching furthest up,
+    the frame after of the one reaching furthest down (of two ending on one line, the one whose nodes between
+    the frames reach further: the other's frame is one of its nodes)."""
     merged: list[_Region] = []
-    for region in sorted(regions, key=lambda found: (found.first, found.last)):
+    for region in sorted(regions, key=lambda found: (found.first, found.inner[0])):
         if merged and region.first <= merged[-1].last:
             previous = merged[-1]
-            if region.last > previous.last:
-                merged[-1] = _Region(previous.first, region.last, previous.before, region.after)
+            lower = max(previous, region, key=lambda found: (found.last, found.inner[1]))
+            inner = (previous.inner[0], lower.inner[1])
+            clean = previous.clean and region.clean  # a frame of one inside the other is a clean node
+            merged[-1] = _Region(previous.first, lower.last, previous.before, lower.after, inner, clean)
         else:
             merged.append(region)
     return merged
@@ -245,13 +272,25 @@ def _merged(regions: list[_Region]) -> list[_Region]:
 def _parsed(
     grammar: Grammar, region: _Region, source: Text, hunks: Sequence[Hunk], spans: Sequence[tuple[int, int]]
 ) -> list[Definition] | None:
-    """Return the definitions of the region's source lines meeting ``spans``, parsed alone; None if untrusted."""
+    """Return the definitions of the region's source lines meeting ``spans``, parsed alone; None if untrusted.
+
+    A C or C++ region whose nodes are clean in the base is first parsed without its frames: when that parse
+    has no error at all, it stands for the whole file's too (C has no line-sensitive rule, such as a
+    JavaScript or Go statement ending at a newline, that would let the next node change how this one ends).
+    """
+    if region.clean and grammar.name in _UNFRAMED:
+        first = 1 if region.before is None else _to_source(region.inner[0] - 1, hunks)
+        last = source.lines if region.after is None else _to_source(region.inner[1] + 1, hunks)
+        if first is not None and last is not None:
+            first, last = (first + (region.before is not None), last - (region.after is not None))
+            tree = grammar.parse(source.data[source.start(first) : source.start(last + 1)])
+            if not tree.root_node.has_error:
+                return _found(grammar, tree, source, spans, (first, last))
     first = 1 if region.before is None else _to_source(region.first, hunks)
     last = source.lines if region.after is None else _to_source(region.last, hunks)
     if first is None or last is None:
         return None
-    start, end = source.start(first), source.start(last + 1)
-    tree = grammar.parse(source.data[start:end])
+    tree = grammar.parse(source.data[source.start(first) : source.start(last + 1)])
     children = tree.root_node.children
     if tree.root_node.is_error or any(child.is_error or child.is_missing for child in children):
         return None
@@ -259,6 +298,15 @@ def _parsed(
                          (region.after, children[-1] if children else None)):  # fmt: skip
         if shape is not None and (child is None or not _clean(child) or _shape(child) != shape):
             return None
+    return _found(grammar, tree, source, spans, (first, last))
+
+
+def _found(
+    grammar: Grammar, tree: Tree, source: Text, spans: Sequence[tuple[int, int]], lines: tuple[int, int]
+) -> list[Definition]:
+    """Return the definitions of ``tree`` (source ``lines`` parsed alone) meeting ``spans``, in the file's lines."""
+    first, last = lines
+    start, end = source.start(first), source.start(last + 1)
     ranges = [(source.start(a) - start, source.start(b + 1) - start) for a, b in spans if a <= last and b >= first]
     ranges = [(max(low, 0), min(high, end - start)) for low, high in ranges]
     shift = first - 1
