@@ -88,6 +88,22 @@ def test_a_change_inside_one_c_function_is_outlined_from_its_region_alone() -> N
     assert (kept.blob, kept.version, kept.edits) == (b"c", b"p", ((20, 1, 20, 1),))
 
 
+def test_a_region_that_does_not_parse_is_read_between_its_frames() -> None:
+    """A function that does not parse (``int x = ;``) is read from its region with both neighbours: they come
+    back whole from the region's parse, so its definitions stand for the file's."""
+    parent = _C_FILE.replace(b"\treturn a + 4;", b"\tint x = ;\n\treturn a + 4;")
+    child = parent.replace(b"a + 4;", b"a + 4 + 1;")
+    blobs = {b"p": parent, b"c": child}
+    trees = TreeOutlines(blobs.__getitem__, lambda a, b: diff_hunks(blobs[a], blobs[b]))
+    trees.definitions("x.c", "c", (b"c", None), [], [(1, 1)])
+    hunks = diff_hunks(parent, child)
+    spans = old_side(parent, hunks)
+    found = trees.definitions("x.c", "c", (b"p", b"c"), hunks, spans)
+    assert entities_in_spans("x.c", found, spans) == entities_in_spans("x.c", outline("x.c", parent).definitions, spans)
+    assert [(d.qualname, d.start, d.end) for d in found] == [("f4", 18, 22)]
+    assert trees._by_path["x.c"].version == b"p"  # answered from the region: the child's tree stays
+
+
 def test_a_region_whose_frame_does_not_come_back_falls_back_to_the_whole_file() -> None:
     """A parent whose ``f4`` opens a block it never closes swallows the functions after it: its region's
     parse loses the frame ``f5``, so the file is reparsed whole (and that tree kept)."""
