@@ -13,6 +13,11 @@ def test_modules_are_derived_from_functions_in_first_appearance_order() -> None:
     assert result.modules == ["b.py:Cart", "a.py:run", "b.py:helper"]
 
 
+def test_a_go_method_is_its_own_module_as_the_outline_names_it() -> None:
+    result = RetrievalResult(files=[], functions=["cart.go:Cart.Add", "cart.go:total", "cart.go:Cart.Add"])
+    assert result.modules == ["cart.go:Cart.Add", "cart.go:total"]
+
+
 def test_given_modules_are_kept() -> None:
     result = RetrievalResult(files=[], functions=["b.py:Cart.add"], modules=["c.py:Other"])
     assert result.modules == ["c.py:Other"]

@@ -10,6 +10,7 @@ import pytest
 from language_samples import SAMPLES
 
 from pytest_codesearch.goldset.entities import entities_in_spans
+from pytest_codesearch.mining.regions import composed
 from pytest_codesearch.mining.sitter import TreeOutlines, edited, line_offsets
 from pytest_codesearch.mining.spans import diff_hunks, old_side
 from pytest_codesearch.outline import grammar, language_of, outline
@@ -57,9 +58,71 @@ def test_reparsed_outlines_find_what_whole_outlines_find(sample: pytest.FixtureD
 
 
 def test_edits_that_do_not_account_for_every_byte_are_refused() -> None:
-    base, source = b"int a;\nint b;\n", b"int a;\nint c = 1;\n"
-    tree = grammar("c").parse(base)
+    base_text, source_text = b"int a;\nint b;\n", b"int a;\nint c = 1;\n"
+    base, source = (base_text, line_offsets(base_text)), (source_text, line_offsets(source_text))
+    tree = grammar("c").parse(base_text)
     assert edited(tree, base, source, [(2, 1, 2, 1)]) is not None
-    assert edited(grammar("c").parse(base), base, source, [(1, 1, 1, 1)]) is None  # the wrong line
-    assert edited(grammar("c").parse(base), base, source, [(5, 1, 5, 1)]) is None  # past the end
+    assert edited(grammar("c").parse(base_text), base, source, [(1, 1, 1, 1)]) is None  # the wrong line
+    assert edited(grammar("c").parse(base_text), base, source, [(5, 1, 5, 1)]) is None  # past the end
     assert line_offsets(b"a\nbc") == [0, 2, 4]
+    assert line_offsets(b"a\nbc\n") == [0, 2, 5]
+    assert line_offsets(b"") == [0]
+
+
+_C_FILE = b"#include <stdio.h>\n\n" + b"".join(
+    b"static int f%d(int a)\n{\n\treturn a + %d;\n}\n\n" % (n, n) for n in range(1, 9)
+)  # eight functions of five lines, from line 3 on: f4 holds lines 18 to 21
+
+
+def test_a_change_inside_one_c_function_is_outlined_from_its_region_alone() -> None:
+    """The parent of a commit that edits ``f4`` is outlined from ``f4`` and its neighbours only, finding
+    what outlining it whole finds; the kept tree stays the child's, mapped to the parent."""
+    child = _C_FILE.replace(b"a + 4;", b"a + 4 + 1;")
+    blobs = {b"p": _C_FILE, b"c": child}
+    trees = TreeOutlines(blobs.__getitem__, lambda a, b: diff_hunks(blobs[a], blobs[b]))
+    trees.definitions("x.c", "c", (b"c", None), [], [(1, 1)])  # the child, met first, parsed whole
+    hunks = diff_hunks(_C_FILE, child)
+    found = trees.definitions("x.c", "c", (b"p", b"c"), hunks, old_side(_C_FILE, hunks))
+    assert [(d.qualname, d.start, d.end) for d in found] == [("f4", 18, 21)]
+    kept = trees._by_path["x.c"]
+    assert (kept.blob, kept.version, kept.edits) == (b"c", b"p", ((20, 1, 20, 1),))
+
+
+def test_a_region_that_does_not_parse_is_read_between_its_frames() -> None:
+    """A function that does not parse (``int x = ;``) is read from its region with both neighbours: they come
+    back whole from the region's parse, so its definitions stand for the file's."""
+    parent = _C_FILE.replace(b"\treturn a + 4;", b"\tint x = ;\n\treturn a + 4;")
+    child = parent.replace(b"a + 4;", b"a + 4 + 1;")
+    blobs = {b"p": parent, b"c": child}
+    trees = TreeOutlines(blobs.__getitem__, lambda a, b: diff_hunks(blobs[a], blobs[b]))
+    trees.definitions("x.c", "c", (b"c", None), [], [(1, 1)])
+    hunks = diff_hunks(parent, child)
+    spans = old_side(parent, hunks)
+    found = trees.definitions("x.c", "c", (b"p", b"c"), hunks, spans)
+    assert entities_in_spans("x.c", found, spans) == entities_in_spans("x.c", outline("x.c", parent).definitions, spans)
+    assert [(d.qualname, d.start, d.end) for d in found] == [("f4", 18, 22)]
+    assert trees._by_path["x.c"].version == b"p"  # answered from the region: the child's tree stays
+
+
+def test_a_region_whose_frame_does_not_come_back_falls_back_to_the_whole_file() -> None:
+    """A parent whose ``f4`` opens a block it never closes swallows the functions after it: its region's
+    parse loses the frame ``f5``, so the file is reparsed whole (and that tree kept)."""
+    parent = _C_FILE.replace(b"a + 4;", b"a + 4; {")
+    blobs = {b"p": parent, b"c": _C_FILE}
+    trees = TreeOutlines(blobs.__getitem__, lambda a, b: diff_hunks(blobs[a], blobs[b]))
+    trees.definitions("x.c", "c", (b"c", None), [], [(1, 1)])
+    hunks = diff_hunks(parent, _C_FILE)
+    spans = old_side(parent, hunks)
+    found = trees.definitions("x.c", "c", (b"p", b"c"), hunks, spans)
+    assert entities_in_spans("x.c", found, spans) == entities_in_spans("x.c", outline("x.c", parent).definitions, spans)
+    assert [d.qualname for d in found] == ["f4"] and found[0].end > 30  # to the end of the file
+    assert trees._by_path["x.c"].blob == b"p"
+
+
+def test_composed_hunks_map_the_first_version_onto_the_third() -> None:
+    first = b"a\nb\nc\nd\n"
+    second = b"a\nB\nc\nd\ne\n"
+    third = b"x\na\nB\nc\ne\n"
+    hunks = composed(diff_hunks(first, second), diff_hunks(second, third), (4, 5, 5))
+    assert hunks == [(0, 0, 1, 1), (2, 1, 3, 1), (4, 1, 5, 1)]  # x added; b, d replaced
+    assert composed([(9, 1, 9, 1)], [], (4, 4, 4)) is None  # a hunk past the end does not fit

@@ -46,14 +46,15 @@ class RetrievalResult:
 def modules_of(functions: list[str]) -> list[str]:
     """Return the module-level entities of ranked ``functions``, in order of first appearance.
 
-    ``path.py:Class.method`` -> ``path.py:Class``; ``path.py:func`` -> ``path.py:func``. An entry
-    without ``path:`` names no module and is skipped.
+    ``path.py:Class.method`` -> ``path.py:Class``; ``path.py:func`` -> ``path.py:func``. A Go method
+    (``cart.go:Cart.Add``) is a module itself, as the outline names it (``docs/goldset-format.md``: it
+    is top level). An entry without ``path:`` names no module and is skipped.
     """
     modules: dict[str, None] = {}
     for entity in functions:
         path, colon, name = entity.rpartition(":")
         if colon and path and name:
-            modules.setdefault(f"{path}:{name.split('.', 1)[0]}", None)
+            modules.setdefault(f"{path}:{name if path.lower().endswith('.go') else name.split('.', 1)[0]}", None)
     return list(modules)
 
 

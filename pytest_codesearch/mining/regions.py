@@ -1,0 +1,361 @@
+"""The definitions around a version's changed lines, from a parse of those lines' top-level definitions alone.
+
+``sitter.py`` keeps the syntax tree of a version of each path met (the base); the version to outline (the
+source) differs from it by a few hunks. Reparsing the whole source from the base's tree costs in
+proportion to the file (tree-sitter re-reads every node its error recovery made, and 40% of git's C
+files do not parse whole), so each changed line is first looked for in a region of the source: the
+top-level nodes of the base around it, framed by one clean top-level node on each side (or the file's
+start or end). That region of the source is parsed alone. Its result stands for the whole file's when:
+
+- the frame nodes have no error in the base and come back the same (type and length) from the region's
+  parse, with no error: the parse entered and left the region at a clean top-level boundary, as it does
+  in the whole file, whose bytes outside the region are the base's;
+- the region's parse is no error node, nor any of its top-level nodes (or a missing node);
+- every hunk lies inside a region or outside all of them, and the frame nodes are not edited;
+- the base's root is no error node (its children would be fragments, not top-level nodes).
+
+Otherwise (or when the regions would hold more than half the file) the caller reparses the file whole.
+Lines here are numbered from 1; a hunk is ``(source start, source count, base start, base count)``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from tree_sitter import Node, Tree
+
+from pytest_codesearch.mining.outline import Hunk
+from pytest_codesearch.outline.model import Definition
+from pytest_codesearch.outline.treesitter import Grammar
+
+_SPACE = b" \t\r\f\v\n"
+_BLANK = re.compile(rb"[ \t\r\f\v\n]+")
+MOST_SHARE = 0.5
+"""Regions holding more than this share of the file's bytes are not worth it: the file is reparsed."""
+MOST_HUNKS = 64
+"""Hunks past which the base is too far from the source (edits piled up since its tree was parsed): the file
+is reparsed, and that tree kept."""
+_UNFRAMED = frozenset({"c", "cpp"})
+"""Languages whose clean regions may be parsed without their frames (``_parsed``)."""
+
+
+class Text(NamedTuple):
+    """A version of a file: its bytes and where each line starts (``sitter.line_offsets``)."""
+
+    data: bytes
+    offsets: list[int]
+
+    @property
+    def lines(self) -> int:
+        """Return the number of lines (``offsets`` ends with the length of the data)."""
+        return max(len(self.offsets) - 1, 0)
+
+    def start(self, line: int) -> int:
+        """Return the byte where ``line`` starts (the end of the file past the last line)."""
+        return self.offsets[line - 1] if line <= len(self.offsets) else len(self.data)
+
+
+class _Region(NamedTuple):
+    first: int
+    last: int
+    """The base lines of the region, frame nodes included."""
+    before: tuple[str, int] | None
+    after: tuple[str, int] | None
+    """Type and length of the frame nodes (None at the file's start or end)."""
+    inner: tuple[int, int]
+    """The base lines between the frames."""
+    clean: bool
+    """Whether the top-level nodes between the frames are clean in the base and no frame shares a line with
+    them: a C or C++ region may then be parsed without its frames (``_parsed``)."""
+
+
+def region_definitions(
+    grammar: Grammar, tree: Tree, base: Text, source: Text, hunks: Sequence[Hunk], spans: Sequence[tuple[int, int]]
+) -> tuple[Definition, ...] | None:
+    """Return the source's definitions that meet a line of ``spans`` (and those around them), found from
+    regions of the source parsed alone (see the module docstring); None when that cannot be trusted.
+
+    ``tree`` is the base's syntax tree; ``hunks`` turn the source into the base.
+    """
+    if len(hunks) > MOST_HUNKS or tree.root_node.is_error or not base.lines or not source.lines:
+        return None
+    if not _accounted(base, source, hunks):
+        return None
+    regions: list[_Region] = []
+    for first, last in spans:
+        low, high = _to_base(first, hunks)[0], _to_base(last, hunks)[1]
+        found = _grow(tree.root_node, base, hunks, max(1, low), min(high, base.lines))
+        if found is None:
+            return None
+        regions.append(found)
+    merged = _merged(regions)
+    size = sum(base.start(r.last + 1) - base.start(r.first) for r in merged)
+    if size > MOST_SHARE * len(base.data):
+        return None
+    found_all: list[Definition] = []
+    for region in merged:
+        definitions = _parsed(grammar, region, source, hunks, spans)
+        if definitions is None:
+            return None
+        found_all.extend(definitions)
+    return tuple(found_all)
+
+
+def _accounted(base: Text, source: Text, hunks: Sequence[Hunk]) -> bool:
+    """Return whether the hunks account for every byte the two versions differ in length by."""
+    growth = 0
+    for start, count, base_start, base_count in hunks:
+        if count:
+            growth += source.start(start + count) - source.start(start)
+        if base_count:
+            growth -= base.start(base_start + base_count) - base.start(base_start)
+    return len(base.data) + growth == len(source.data)
+
+
+def _to_base(line: int, hunks: Sequence[Hunk]) -> tuple[int, int]:
+    """Return the base lines standing for source line ``line``: itself moved, or those of the hunk holding it."""
+    shift = 0
+    for start, count, base_start, base_count in hunks:
+        if line < (start if count else start + 1):
+            break
+        if count and line < start + count:
+            return (base_start, base_start + base_count - 1) if base_count else (base_start, base_start + 1)
+        shift = (base_start + base_count if base_count else base_start + 1) - (start + count if count else start + 1)
+    return line + shift, line + shift
+
+
+def _to_source(line: int, hunks: Sequence[Hunk]) -> int | None:
+    """Return the source line of base line ``line``, None when a hunk put it there."""
+    shift = 0
+    for start, count, base_start, base_count in hunks:
+        if line < (base_start if base_count else base_start + 1):
+            break
+        if base_count and line < base_start + base_count:
+            return None
+        shift = (start + count if count else start + 1) - (base_start + base_count if base_count else base_start + 1)
+    return line + shift
+
+
+def _lines(node: Node) -> tuple[int, int]:
+    """Return the first and last line of ``node`` (one ending at a line's start ends on the line before)."""
+    start, end = node.start_point, node.end_point
+    return start.row + 1, end.row if end.column == 0 and end.row > start.row else end.row + 1
+
+
+def _clean(node: Node) -> bool:
+    return not (node.has_error or node.is_error or node.is_missing)
+
+
+def _grow(root: Node, base: Text, hunks: Sequence[Hunk], low: int, high: int) -> _Region | None:
+    """Return the region of base lines ``low`` to ``high``: whole top-level nodes, framed by a clean one on each
+    side that no hunk edits and that has its lines to itself; None when it would exceed half the file."""
+    limit = MOST_SHARE * len(base.data)
+    while base.start(high + 1) - base.start(low) <= limit:
+        past = base.start(high + 1)
+        head = _child_after(root, base.start(low), base.data)
+        first = head if head is not None and head.start_byte < past else None
+        core = [] if first is None else [first]
+        after = head if first is None else first.next_sibling
+        while after is not None and after.start_byte < past:
+            core.append(after)
+            after = after.next_sibling
+        last = core[-1] if core else None
+        before = _last_before(root, head)
+        if not _in_order(before, first or after, last, after):
+            return None
+        if first is not None and last is not None:
+            low, high = min(low, _lines(first)[0]), max(high, _lines(last)[1])
+        wider = _widened(base, hunks, low, high, before, after)
+        if wider is None:
+            return _framed(base, before, after, core)
+        if wider == (low, high):
+            return None  # a zero-width node, say: nothing to frame with
+        low, high = wider
+    return None
+
+
+def _framed(base: Text, before: Node | None, after: Node | None, core: list[Node]) -> _Region:
+    """Return the region of the ``core`` nodes between the frame nodes ``before`` and ``after``."""
+    top = 1 if before is None else _lines(before)[0]
+    bottom = base.lines if after is None else _lines(after)[1]
+    inner = (1 if before is None else _lines(before)[1] + 1, base.lines if after is None else _lines(after)[0] - 1)
+    alone = not core or (inner[0] <= _lines(core[0])[0] and _lines(core[-1])[1] <= inner[1])
+    clean = alone and inner[0] <= inner[1] and all(_clean(node) for node in core)
+    return _Region(top, bottom, _shape(before), _shape(after), inner, clean)
+
+
+def _in_order(before: Node | None, first: Node | None, last: Node | None, after: Node | None) -> bool:
+    """Return whether the nodes found follow one another (a check on tree-sitter's sibling links)."""
+    if before is not None and first is not None and before.end_byte > first.start_byte:
+        return False
+    return last is None or after is None or last.end_byte <= after.start_byte
+
+
+def _child_after(root: Node, at: int, data: bytes) -> Node | None:
+    """Return the top-level node holding the first non-blank byte at or after ``at``, or None when none is.
+
+    Found from the deepest node there, climbing: tree-sitter's ``first_child_for_byte`` (node and cursor)
+    misses children and can crash (0.26).
+    """
+    blank = _BLANK.match(data, at)
+    start = at if blank is None else blank.end()
+    if start >= len(data):
+        return None
+    node: Node | None = root.descendant_for_byte_range(start, start + 1)
+    while node is not None and node.parent is not None and node.parent != root:
+        node = node.parent
+    return node if node is not None and node.parent is not None else None
+
+
+def _last_before(root: Node, head: Node | None) -> Node | None:
+    """Return the top-level node before ``head`` (the last one when ``head`` is None)."""
+    if head is not None:
+        return head.prev_sibling
+    return root.child(root.child_count - 1) if root.child_count else None
+
+
+def _widened(
+    base: Text, hunks: Sequence[Hunk], low: int, high: int, before: Node | None, after: Node | None
+) -> tuple[int, int] | None:
+    """Return the wider core lines when a frame node does not frame (unclean, edited, sharing a line) or a
+    hunk straddles the region's edge; None when the frame holds."""
+    top = 1 if before is None else _lines(before)[0]
+    bottom = base.lines if after is None else _lines(after)[1]
+    if before is not None and not _frames(before, base, hunks, top, before=True):
+        return top, high
+    if after is not None and not _frames(after, base, hunks, bottom, before=False):
+        return low, bottom
+    for _, _, base_start, base_count in hunks:
+        if base_count and base_start <= bottom and base_start + base_count - 1 >= top:
+            if base_start < top or base_start + base_count - 1 > bottom:
+                return min(low, base_start), max(high, base_start + base_count - 1)
+    return None
+
+
+def _frames(node: Node, base: Text, hunks: Sequence[Hunk], line: int, before: bool) -> bool:
+    """Return whether ``node`` can frame a region: clean, unedited, alone on its outer line (``line``)."""
+    if not _clean(node):
+        return False
+    first, last = _lines(node)
+    for _, _, base_start, base_count in hunks:
+        low, high = (base_start, base_start + base_count - 1) if base_count else (base_start, base_start + 1)
+        if low <= last and high >= first:
+            return False
+    if before:
+        return not base.data[base.start(line) : node.start_byte].strip(_SPACE)
+    return not base.data[node.end_byte : base.start(line + 1)].strip(_SPACE)
+
+
+def _shape(node: Node | None) -> tuple[str, int] | None:
+    return None if node is None else (node.type, node.end_byte - node.start_byte)
+
+
+def _merged(regions: list[_Region]) -> list[_Region]:
+    """Return the regions in order, overlapping ones joined: the frame before of the one reaching furthest up,
+    the frame after of the one reaching furthest down (of two ending on one line, the one whose nodes between
+    the frames reach further: the other's frame is one of its nodes)."""
+    merged: list[_Region] = []
+    for region in sorted(regions, key=lambda found: (found.first, found.inner[0])):
+        if merged and region.first <= merged[-1].last:
+            previous = merged[-1]
+            lower = max(previous, region, key=lambda found: (found.last, found.inner[1]))
+            inner = (previous.inner[0], lower.inner[1])
+            clean = previous.clean and region.clean  # a frame of one inside the other is a clean node
+            merged[-1] = _Region(previous.first, lower.last, previous.before, lower.after, inner, clean)
+        else:
+            merged.append(region)
+    return merged
+
+
+def _parsed(
+    grammar: Grammar, region: _Region, source: Text, hunks: Sequence[Hunk], spans: Sequence[tuple[int, int]]
+) -> list[Definition] | None:
+    """Return the definitions of the region's source lines meeting ``spans``, parsed alone; None if untrusted.
+
+    A C or C++ region whose nodes are clean in the base is first parsed without its frames: when that parse
+    has no error at all, it stands for the whole file's too (C has no line-sensitive rule, such as a
+    JavaScript or Go statement ending at a newline, that would let the next node change how this one ends).
+    """
+    if region.clean and grammar.name in _UNFRAMED:
+        first = 1 if region.before is None else _to_source(region.inner[0] - 1, hunks)
+        last = source.lines if region.after is None else _to_source(region.inner[1] + 1, hunks)
+        if first is not None and last is not None:
+            first, last = (first + (region.before is not None), last - (region.after is not None))
+            tree = grammar.parse(source.data[source.start(first) : source.start(last + 1)])
+            if not tree.root_node.has_error:
+                return _found(grammar, tree, source, spans, (first, last))
+    first = 1 if region.before is None else _to_source(region.first, hunks)
+    last = source.lines if region.after is None else _to_source(region.last, hunks)
+    if first is None or last is None:
+        return None
+    tree = grammar.parse(source.data[source.start(first) : source.start(last + 1)])
+    children = tree.root_node.children
+    if tree.root_node.is_error or any(child.is_error or child.is_missing for child in children):
+        return None
+    for shape, child in ((region.before, children[0] if children else None),
+                         (region.after, children[-1] if children else None)):  # fmt: skip
+        if shape is not None and (child is None or not _clean(child) or _shape(child) != shape):
+            return None
+    return _found(grammar, tree, source, spans, (first, last))
+
+
+def _found(
+    grammar: Grammar, tree: Tree, source: Text, spans: Sequence[tuple[int, int]], lines: tuple[int, int]
+) -> list[Definition]:
+    """Return the definitions of ``tree`` (source ``lines`` parsed alone) meeting ``spans``, in the file's lines."""
+    first, last = lines
+    start, end = source.start(first), source.start(last + 1)
+    ranges = [(source.start(a) - start, source.start(b + 1) - start) for a, b in spans if a <= last and b >= first]
+    ranges = [(max(low, 0), min(high, end - start)) for low, high in ranges]
+    shift = first - 1
+    return [
+        Definition(d.qualname, d.start + shift, d.end + shift, d.is_function, d.top_level, d.column, d.in_function)
+        for d in grammar.definitions(tree, ranges)[0]
+    ]
+
+
+def composed(first: Sequence[Hunk], second: Sequence[Hunk], lines: tuple[int, int, int]) -> list[Hunk] | None:
+    """Return hunks from version A to version C, given ``first`` (A to B) and ``second`` (B to C).
+
+    ``lines`` are the line counts of A, B and C. The result keeps as alike the lines both leave alike
+    (not always the fewest hunks a diff would find): what mapping lines needs. None when the hunks do not
+    fit the line counts.
+    """
+    ab, bc = _runs(first, lines[0], lines[1]), _runs(second, lines[1], lines[2])
+    if ab is None or bc is None:
+        return None
+    runs: list[tuple[int, int, int]] = []
+    i = j = 0
+    while i < len(ab) and j < len(bc):
+        (a, b, size), (b2, c, size2) = ab[i], bc[j]
+        low, high = max(b, b2), min(b + size, b2 + size2)
+        if low < high:
+            runs.append((a + low - b, c + low - b2, high - low))
+        if b + size < b2 + size2:
+            i += 1
+        else:
+            j += 1
+    hunks: list[Hunk] = []
+    a = c = 1
+    for at, there, size in [*runs, (lines[0] + 1, lines[2] + 1, 0)]:
+        if at > a or there > c:
+            count, other = at - a, there - c
+            hunks.append((a if count else a - 1, count, c if other else c - 1, other))
+        a, c = at + size, there + size
+    return hunks
+
+
+def _runs(hunks: Sequence[Hunk], lines: int, other: int) -> list[tuple[int, int, int]] | None:
+    """Return the runs of lines ``hunks`` leave alike, as (line, other line, length); None if they do not fit."""
+    runs = []
+    line = there = 1
+    for start, count, other_start, other_count in [*hunks, (lines + 1, 1, other + 1, 1)]:
+        end, other_end = (start if count else start + 1), (other_start if other_count else other_start + 1)
+        if end - line != other_end - there or end < line:
+            return None
+        if end > line:
+            runs.append((line, there, end - line))
+        line, there = end + count, other_end + other_count
+    return runs
