@@ -3,7 +3,7 @@
 A case without ``base_commit`` searches its repository's working tree. That tree may hold the snapshot
 cache, the last run's reports, pytest's cache and the gold sets themselves: an agent searching them finds
 the answers (issue 8, defect 2). :func:`list_worktree` lists the regular files an agent may see, leaving
-out ``.git`` and every excluded path; :func:`copy_worktree` gives agents that need a directory on disk one
+out ``.git``, Python's ``__pycache__`` folders and every excluded path; :func:`copy_worktree` gives agents that need a directory on disk one
 that holds exactly those files: a read-only copy under the cache (never the user's own files, nor hard links
 to them, which a write would go through: issue 18 item 2), sealed (``seal.py``), published by rename and
 named by a digest of the files' paths, sizes, times and inodes, so an unchanged tree is copied once and
@@ -25,6 +25,9 @@ from pytest_codesearch.repo.prune import WORKTREES, record_size, remove_if_unuse
 from pytest_codesearch.repo.seal import remove_tree, seal_directory, seal_path
 
 GIT_DIR = ".git"
+BYTECODE_DIR = "__pycache__"
+"""Python's compiled modules beside the sources: never what a search should find, and rewritten whenever
+the interpreter runs the tree (an unchanged tree would look changed)."""
 STALE_SECONDS = 24 * 3600
 """A linked copy of a working tree unused this long is removed when another copy of that tree is made."""
 
@@ -47,7 +50,8 @@ class WorktreeListing:
 
 
 def list_worktree(root: Path, exclude: AbstractSet[str]) -> WorktreeListing:
-    """Return the regular files under ``root`` (resolved), skipping symlinks, ``.git`` and ``exclude``.
+    """Return the regular files under ``root`` (resolved), skipping symlinks, ``.git``, ``__pycache__`` and
+    ``exclude``.
 
     ``exclude`` holds resolved absolute paths of files or directories to leave out with all they hold.
     Directories that cannot be read are skipped.
@@ -66,6 +70,8 @@ def list_worktree(root: Path, exclude: AbstractSet[str]) -> WorktreeListing:
         for entry in entries:
             if entry.name == GIT_DIR or entry.path in exclude:
                 hidden = True
+            elif entry.name == BYTECODE_DIR:
+                continue
             elif entry.is_dir(follow_symlinks=False):
                 pending.append((entry.path, f"{prefix}{entry.name}/"))
             elif entry.is_file(follow_symlinks=False):
