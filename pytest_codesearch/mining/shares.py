@@ -44,6 +44,8 @@ class Plan:
     starts: Any
     """Shared integers: ``starts[k]`` is where process ``k`` (``k > 0``) starts, set by the plan."""
     ready: Any
+    total: Any = None
+    """Shared integer: the positions the walk holds, set by the plan (-1 before)."""
 
 
 def new_plan(context: BaseContext, workers: int) -> Plan:
@@ -51,7 +53,7 @@ def new_plan(context: BaseContext, workers: int) -> Plan:
     claimed = context.Array("q", [0] * workers, lock=False)
     ends = context.Array("q", [-1] * workers, lock=False)
     starts = context.Array("q", [0] * workers, lock=False)
-    return Plan(context.Lock(), claimed, ends, starts, context.Event())
+    return Plan(context.Lock(), claimed, ends, starts, context.Event(), context.Value("q", -1, lock=False))
 
 
 def split_points(claimed: int, total: int, workers: int, walk_cost: float = WALK_COST) -> list[int]:
@@ -130,16 +132,18 @@ class Share:
 
 
 def planned_total(plan: Plan) -> int | None:
-    """Return the positions the walk holds once the plan is made (the ranges cover them all), else None."""
-    if not plan.ready.is_set():
+    """Return the positions the walk holds once the plan is made, else None (a process's lease may reach past
+    them, so the ranges' ends do not say it)."""
+    if not plan.ready.is_set() or plan.total is None:
         return None
-    with plan.lock:
-        return int(max(plan.ends[:]))
+    return int(plan.total.value)
 
 
 def publish_plan(plan: Plan, total: int, workers: int) -> None:
     """Split the ``total`` positions of the walk among ``workers`` processes and let them start."""
     with plan.lock:
+        if plan.total is not None:
+            plan.total.value = total
         points = split_points(plan.claimed[0], total, workers)
         plan.ends[0] = points[1]
         for index in range(1, workers):
