@@ -18,6 +18,12 @@ import pytest_codesearch.session.items  # noqa: F401
 import pytest_codesearch.runner.process  # noqa: F401  (multiprocessing.connection must not be imported twice)
 from example_project import write_project
 
+# Most end-to-end tests start pytest in new processes (pytester subprocesses, their xdist workers, agents'
+# child processes). Where the environment sets PYTHONDONTWRITEBYTECODE (this machine kind does), each of
+# them compiled and assertion-rewrote every module again, about a second apiece: let them cache bytecode
+# as Python does by default.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
 # CI runs the property tests with a fixed derivation of examples, so a submission's result does not
 # depend on the draw; locally each run draws anew and may find what CI did not.
 settings.register_profile("ci", derandomize=True)
