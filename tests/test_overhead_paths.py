@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_codesearch.session.items import _metric_property, _properties
+from pytest_codesearch.session.junit import _metric_property, junit_properties as _properties
 from pytest_codesearch.runs.journal import JournalHeader, RunRecords
 from pytest_codesearch.report.model import CaseResult, RunInfo
 from pytest_codesearch.session.run_end import goldset_cases, is_partial_run

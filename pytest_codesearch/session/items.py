@@ -6,7 +6,6 @@ import asyncio
 import dataclasses
 import functools
 import hashlib
-import math
 import os
 import re
 from collections.abc import Iterator
@@ -31,7 +30,8 @@ from pytest_codesearch.report.model import CaseResult, InvalidEntry
 from pytest_codesearch.runner.base import AgentCrashed, AgentError, AgentTimeout
 from pytest_codesearch.scoring.profiles import get_profile
 from pytest_codesearch.settings.model import Settings
-from pytest_codesearch.session.progress import CollectProgress, progress_wanted
+from pytest_codesearch.session.junit import junit_properties
+from pytest_codesearch.session.progress import collect_progress
 from pytest_codesearch.session.state import STATE, RunState
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ class GoldsetFile(pytest.File):
     def _items(self) -> Iterator[pytest.Item]:
         state = self.config.stash[STATE]
         display = self.display_path()
-        progress = _collect_progress(self.config, display)
+        progress = collect_progress(self.config, display, state.settings.progress)
         options = read_options(state.settings)
         if progress is not None:
             options = dataclasses.replace(options, progress=lambda done, total: progress.step("reading entries", done, total))
@@ -194,7 +194,7 @@ class CaseItem(pytest.Function):
             self.stash[CASE_RESULT] = self.error_record(message)
             raise CaseError(message) from exc
         self.stash[CASE_RESULT] = outcome.result
-        self.user_properties.extend(_properties(outcome.result))
+        self.user_properties.extend(junit_properties(outcome.result))
         if outcome.failure is not None:
             raise outcome.failure
 
@@ -243,23 +243,6 @@ class CaseItem(pytest.Function):
     def reportinfo(self) -> tuple[Path, int, str]:
         """Point reports at the case's line in the gold set."""
         return self.path, self.spec.line - 1, self.name
-
-
-def _collect_progress(config: pytest.Config, display: str) -> CollectProgress | None:
-    """Return the progress lines of collecting one gold-set file, or None when they are not wanted."""
-    terminal = config.pluginmanager.get_plugin("terminalreporter")
-    if terminal is None or not progress_wanted(config, config.stash[STATE].settings.progress):
-        return None
-    capture = config.pluginmanager.get_plugin("capturemanager")
-
-    def write(line: str) -> None:  # pytest captures output while a file is collected: print past it
-        if capture is None:
-            terminal.write_line(line)
-            return
-        with capture.global_and_fixture_disabled():
-            terminal.write_line(line)
-
-    return CollectProgress(display, write)
 
 
 def given_truth(settings: Settings) -> dict[str, GivenTruth]:
@@ -340,47 +323,6 @@ def _agent_frames(excinfo: pytest.ExceptionInfo[BaseException]) -> Any:
     """Keep the traceback entries of the agent's code, dropping the harness's and asyncio's."""
     kept = [e for e in excinfo.traceback if not str(e.path).startswith(_HIDDEN_DIRS)]
     return type(excinfo.traceback)(kept) if kept else excinfo.traceback
-
-
-def _properties(result: CaseResult) -> list[tuple[str, object]]:
-    """Return the scalar figures CI reads from JUnit XML, as JSON-native values."""
-    props: list[tuple[str, object]] = [_shared_pair("codesearch_status", result.status.value)]
-    props += [_metric_property(name, float(value)) for name, value in result.metrics.items()]
-    if result.latency_ms is not None:
-        props.append(("latency_ms", round(float(result.latency_ms), 3)))
-    if result.index_ms is not None:
-        props.append(("index_ms", round(float(result.index_ms), 3)))
-    props.append(_shared_pair("retrieved_count", len(result.retrieved)))
-    props.append(_shared_pair("invalid_paths", result.invalid_paths))
-    if result.attempts > 1:
-        props.append(("attempts", result.attempts))
-    if result.nondeterministic:
-        props.append(("nondeterministic", True))
-    return props
-
-
-def _metric_property(name: str, value: float) -> tuple[str, float]:
-    """Return the property ``(name, round(value, 6))``.
-
-    Metric values repeat (0.0, 1.0, 0.5, ...), so each pair is made once and shared by the items that
-    report it: rounding to digits is slow (it formats the float), and 30-odd new tuples per case kept
-    until the end of the run would make the garbage collector run several times as often. -0.0 is
-    made afresh, as the cache cannot tell it from 0.0.
-    """
-    if value == 0.0 and math.copysign(1.0, value) < 0.0:
-        return (name, value)
-    return _shared_property(name, value)
-
-
-@functools.lru_cache(maxsize=1 << 14)
-def _shared_property(name: str, value: float) -> tuple[str, float]:
-    return (name, round(value, 6))
-
-
-@functools.lru_cache(maxsize=1 << 12, typed=True)
-def _shared_pair(name: str, value: object) -> tuple[str, object]:
-    """Return ``(name, value)``, one tuple per distinct pair (see ``_metric_property``)."""
-    return (name, value)
 
 
 class BrokenEntryItem(pytest.Item):

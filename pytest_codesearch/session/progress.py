@@ -156,3 +156,21 @@ def format_duration(seconds: float) -> str:
         return f"{minutes} min {secs} s" if secs else f"{minutes} min"
     hours, minutes = divmod(minutes, 60)
     return f"{hours} h {minutes} min" if minutes else f"{hours} h"
+
+
+def collect_progress(config: pytest.Config, display: str, setting: str) -> CollectProgress | None:
+    """Return the progress lines of collecting the gold-set file ``display`` (``setting``: ``--codesearch-progress``),
+    or None when they are not wanted."""
+    terminal = config.pluginmanager.get_plugin("terminalreporter")
+    if terminal is None or not progress_wanted(config, setting):
+        return None
+    capture = config.pluginmanager.get_plugin("capturemanager")
+
+    def write(line: str) -> None:  # pytest captures output while a file is collected: print past it
+        if capture is None:
+            terminal.write_line(line)
+            return
+        with capture.global_and_fixture_disabled():
+            terminal.write_line(line)
+
+    return CollectProgress(display, write)
