@@ -252,3 +252,29 @@ def test_a_broken_instance_fails_alone_as_an_item(pytester: pytest.Pytester) -> 
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["broken.jsonl:2: patch: missing required field"])
     assert "Traceback" not in result.stdout.str()
+
+
+def test_derived_truth_is_kept_and_read_back_unchanged(tmp_path: Path) -> None:
+    from pytest_codesearch.goldset import truthcache
+    from pytest_codesearch.goldset.truth import PatchTruth
+
+    root = swebench_workspace(tmp_path)
+    cache = tmp_path / "truth"
+    fresh = [_case_json(c) for c in load(root / "instances.jsonl").cases]
+    stored = [_case_json(c) for c in load(root / "instances.jsonl", ReadOptions(truth_cache=cache)).cases]
+    files = sorted(cache.rglob("*.json"))
+    assert stored == fresh and len(files) == 2  # one truth per instance
+    assert all(p.parts[-3] == f"t1-{truthcache.code_digest()}" for p in files)
+    files[0].write_text("{damaged")  # unreadable: derived again, and written whole
+    again = [_case_json(c) for c in load(root / "instances.jsonl", ReadOptions(truth_cache=cache)).cases]
+    assert again == fresh and json.loads(files[0].read_text())["files"]
+    key = truthcache.truth_key("patch", BASE, "native")
+    assert key != truthcache.truth_key("patch", BASE, "locagent") != truthcache.truth_key("patch", FIXED, "native")
+    derived: list[PatchTruth] = []
+
+    def derive() -> PatchTruth:
+        derived.append(PatchTruth(files=("a.py",), added_files=(), lines={"a.py": ((1, 2),)}, functions=("a.py:f",),
+                                  modules=("a.py:f",), missing=(), misfits=("a.py:3: differs",)))  # fmt: skip
+        return derived[-1]
+
+    assert [truthcache.cached_truth(cache, key, derive) for _ in range(2)] == derived * 2 and len(derived) == 1

@@ -31,6 +31,8 @@ class ReadOptions:
     convention: str = "native"
     """SWE-bench: how entities derived from the patch are named (``goldset/conventions.py``; the scoring
     profile's truth convention)."""
+    truth_cache: Path | None = None
+    """SWE-bench: where truth derived from patches is kept (``goldset/truthcache.py``); None: derived each time."""
     progress: Callable[[int, int], None] | None = None
     """Called with (entries read, entries in the file) as a reader goes, for progress lines (every
     ``PROGRESS_EVERY`` entries of a large file, and each instance of a SWE-bench file); None: not called."""

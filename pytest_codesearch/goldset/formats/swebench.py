@@ -41,6 +41,7 @@ from ..jsontext import LineIndex, elements, skip
 from ..model import GoldSetMetadata, TestCase
 from ..patch import PatchError, parse_patch
 from ..truth import PatchTruth, Reader, truth_from_patch
+from ..truthcache import cached_truth, truth_key
 from pytest_codesearch.goldsniff import sniff_swebench
 
 from .base import Format, ReadOptions, RepoMap
@@ -145,8 +146,10 @@ class _CaseBuilder:
             patch = parse_patch(record["patch"])
         except PatchError as exc:
             return None, f"patch: {exc}"
+        key = truth_key(record["patch"], str(commit.id), self.options.convention)
         try:
-            truth = truth_from_patch(patch, _tree_reader(repository, commit), self.options.convention)
+            truth = cached_truth(self.options.truth_cache, key, lambda: truth_from_patch(
+                patch, _tree_reader(repository, commit), self.options.convention))  # fmt: skip
         except MissingBlob as exc:
             where = f"base_commit: {record['base_commit'][:12]} needs {exc}"
             return None, f"{where}, but {repository.path} lacks it (a partial clone?)"
