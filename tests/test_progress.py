@@ -28,16 +28,16 @@ def test_a_line_every_interval_with_rate_time_left_and_indexing() -> None:
     counter = Progress(clock=clock, interval=10.0, total=20)
     first = cases[0].model_copy(update={"indexed": True, "index_ms": 4500.0})
     clock.now += 2.0
-    assert counter.case(first) is None  # not due yet
+    assert counter.count(first.agent, first.index_ms) is None  # not due yet
     for case in cases[1:4]:
         clock.now += 2.0
-        assert counter.case(case) is None
+        assert counter.count(case.agent, None) is None
     clock.now += 2.0  # 10 s after the start: 5 cases, 0.5/s, 15 left
-    assert counter.case(cases[4]) == (
+    assert counter.count(cases[4].agent, None) == (
         "codesearch: 5 of 20 cases (25%), 0.5/s, about 30 s left; indexing bm25 1 snapshot in 4.5 s (4.50 s each)"
     )
     clock.now += 100.0
-    assert counter.case(cases[5]) == (
+    assert counter.count(cases[5].agent, None) == (
         "codesearch: 6 of 20 cases (30%), 0.1/s, about 4 min 17 s left; indexing bm25 1 snapshot in 4.5 s (4.50 s each)"
     )
 
@@ -48,7 +48,7 @@ def test_indexing_is_shown_per_agent() -> None:
     cases = make_report(2, agents=("bm25", "keyword")).cases
     spent = {"bm25": 3000.0, "keyword": 500.0}
     for case in cases:
-        counter.case(case.model_copy(update={"indexed": True, "index_ms": spent[case.agent]}))
+        counter.count(case.agent, spent[case.agent])
     assert counter.line(clock.now + 1.0).endswith(
         "; indexing bm25 2 snapshots in 6.0 s (3.00 s each), keyword 2 snapshots in 1.0 s (0.50 s each)"
     )

@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from pytest_codesearch.report.model import CaseResult
 
 INTERVAL_S = 10.0
 """Seconds between two progress lines."""
@@ -61,10 +60,6 @@ class Progress:
 
     def __post_init__(self) -> None:
         self.started = self.shown = self.clock()
-
-    def case(self, case: CaseResult) -> str | None:
-        """Count one case record; return a progress line when one is due, else None."""
-        return self.count(case.agent, case.index_ms if case.indexed else None)
 
     def count(self, agent: str | None, index_ms: float | None) -> str | None:
         """Count one case done, with the indexing ``agent`` paid for it (None: none); return a progress line
