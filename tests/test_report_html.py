@@ -381,8 +381,8 @@ def test_the_comparison_section_marks_better_and_worse_by_each_metric_direction(
     comparison = RunComparison("baseline latest", "this run", deltas, [], None, goldsets=["a.jsonl"], family=3)
     (view,) = comparison_views([comparison])
     assert [(r.metric, r.diff, r.trend, r.paired, r.p_holm) for r in view.rows] == [
-        ("ndcg@10", "+0.100", "better", "+0.100 [+0.020, +0.180]", "0.02"),
-        ("latency_p50", "+1.500", "worse", "+1.500 [+1.000, +2.000]", "0.002"),
+        ("ndcg@10", "+0.100", "better", "+0.100 [+0.020, +0.180]", "0.02 *"),
+        ("latency_p50", "+1.500", "worse", "+1.500 [+1.000, +2.000]", "0.002 *"),
         ("mrr", "+0.000", "", "+0.000 [+0.000, +0.000]", "1"),
     ]
     page = render_html(make_report(4), comparisons=[comparison])

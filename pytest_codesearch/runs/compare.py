@@ -107,6 +107,23 @@ class RunComparison:
     """Tests Holm's correction was made over (the tested agent x metric pairs)."""
     alpha: float = 0.05
 
+    @property
+    def wins(self) -> list[RankChange]:
+        """Return the cases whose first relevant file moved up, biggest win first."""
+        return [c for c in self.ranks if c.gain > 0]
+
+    @property
+    def losses(self) -> list[RankChange]:
+        """Return the cases whose first relevant file moved down, biggest loss first."""
+        return [c for c in reversed(self.ranks) if c.gain < 0]
+
+    def hit_note(self) -> str:
+        """Return how many cases the success metric lost and gained ('' without one)."""
+        if self.hit_metric is None:
+            return ""
+        lost = sum(not c.hit_after for c in self.changed)
+        return f"On {self.hit_metric}: {lost} hit before and missed now, {len(self.changed) - lost} missed before and hit now."
+
 
 def summary_value(summary: AgentSummary, metric: str) -> float | None:
     """Return an agent's figure for ``metric``: a metric's mean or a latency percentile (ms)."""

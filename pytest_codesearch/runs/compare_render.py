@@ -23,7 +23,7 @@ def render_comparisons(report: RunReport, comparisons: Sequence[RunComparison]) 
 
 def render_comparison(comparison: RunComparison, max_cases: int = 10) -> str:
     """Return the comparison as GitHub-flavoured markdown; ``max_cases`` wins and as many losses are listed."""
-    rows = [_delta_row(d) for d in comparison.deltas]
+    rows = [delta_cells(d) for d in comparison.deltas]
     header = ["agent", "metric", comparison.before, comparison.after, "Δ", "paired Δ [95% CI]", "n", "p", "p (Holm)"]
     parts = [
         f"# Comparison: {escape_cell(comparison.before)} → {escape_cell(comparison.after)}",
@@ -51,7 +51,9 @@ def _scope(comparison: RunComparison) -> str:
     return " ".join(lines)
 
 
-def _delta_row(d: MetricDelta) -> list[str]:
+def delta_cells(d: MetricDelta) -> list[str]:
+    """Return a delta's cells as every rendering shows them: agent, metric, both figures, Δ, the paired
+    difference with its interval, n, p and Holm's p (``*`` when significant)."""
     paired = MISSING
     if d.mean_diff is not None and d.ci95 is not None:
         paired = f"{d.mean_diff:+.3f} [{d.ci95[0]:+.3f}, {d.ci95[1]:+.3f}]"
@@ -67,20 +69,17 @@ def _num(value: float | None, *, sign: bool = False) -> str:
 
 
 def _ranks_section(comparison: RunComparison, max_cases: int) -> str:
-    wins = [c for c in comparison.ranks if c.gain > 0]
-    losses = [c for c in reversed(comparison.ranks) if c.gain < 0]
+    wins, losses = comparison.wins, comparison.losses
     parts = [
         "## Cases that changed",
         f"Rank of the first relevant file: {len(wins)} case(s) moved up, {len(losses)} moved down "
         "(– : none found, or the case failed).",
     ]
     if comparison.hit_metric is not None:
-        lost = sum(not c.hit_after for c in comparison.changed)
-        won = len(comparison.changed) - lost
-        parts[-1] += f" On {comparison.hit_metric}: {lost} hit before and missed now, {won} missed before and hit now."
+        parts[-1] += " " + comparison.hit_note()
     for title, cases in (("Biggest wins", wins), ("Biggest losses", losses)):
         if cases:
-            rows = [_rank_row(c) for c in cases[:max_cases]]
+            rows = [rank_cells(c) for c in cases[:max_cases]]
             head = ["agent", "gold set", "case", comparison.before, comparison.after, "query"]
             parts.append(f"### {title}\n\n" + table(head, [":---", ":---", ":---", "---:", "---:", ":---"], rows))
             if len(cases) > max_cases:
@@ -88,6 +87,7 @@ def _ranks_section(comparison: RunComparison, max_cases: int) -> str:
     return "\n\n".join(parts)
 
 
-def _rank_row(change: RankChange) -> list[str]:
+def rank_cells(change: RankChange) -> list[str]:
+    """Return a rank change's cells: agent, gold set, case, rank in each run (– : none), query."""
     ranks = [MISSING if rank is None else str(rank) for rank in (change.before, change.after)]
     return [change.agent, change.goldset, change.case_id, *ranks, change.query]

@@ -14,11 +14,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pytest_codesearch.runs.compare import MetricDelta, RankChange, RunComparison
+    from pytest_codesearch.runs.compare import MetricDelta, RunComparison
 
 SHOWN_CASES = 10
 """Wins and as many losses listed per comparison."""
-MISSING = "–"
 
 
 @dataclass(frozen=True)
@@ -78,13 +77,9 @@ def comparison_views(comparisons: Sequence[RunComparison]) -> list[ComparisonVie
 
 
 def _view(comparison: RunComparison) -> ComparisonView:
-    wins = [c for c in comparison.ranks if c.gain > 0]
-    losses = [c for c in reversed(comparison.ranks) if c.gain < 0]
-    hit_note = ""
-    if comparison.hit_metric is not None:
-        lost = sum(not c.hit_after for c in comparison.changed)
-        hit_note = (f"On {comparison.hit_metric}: {lost} hit before and missed now, "
-                    f"{len(comparison.changed) - lost} missed before and hit now.")  # fmt: skip
+    from pytest_codesearch.runs.compare_render import rank_cells
+
+    wins, losses = comparison.wins, comparison.losses
     return ComparisonView(
         before=comparison.before,
         after=comparison.after,
@@ -98,44 +93,22 @@ def _view(comparison: RunComparison) -> ComparisonView:
                                                      (comparison.after, comparison.only_after)) if agents],
         moved_up=len(wins),
         moved_down=len(losses),
-        hit_note=hit_note,
-        wins=[_rank_row(c) for c in wins[:SHOWN_CASES]],
-        losses=[_rank_row(c) for c in losses[:SHOWN_CASES]],
+        hit_note=comparison.hit_note(),
+        wins=[RankRow(*rank_cells(c)) for c in wins[:SHOWN_CASES]],
+        losses=[RankRow(*rank_cells(c)) for c in losses[:SHOWN_CASES]],
         more_wins=max(0, len(wins) - SHOWN_CASES),
         more_losses=max(0, len(losses) - SHOWN_CASES),
     )  # fmt: skip
 
 
 def _row(delta: MetricDelta) -> DeltaRow:
+    """Return a delta's cells as ``comparison.md`` writes them, with the Δ cell's colour."""
     from pytest_codesearch.runs.compare import LATENCY_FIGURES
+    from pytest_codesearch.runs.compare_render import delta_cells
 
-    diff = delta.diff
+    agent, metric, before, after, diff, paired, n, p, p_holm = delta_cells(delta)
     trend = ""
-    if diff is not None and round(diff, 3) != 0:  # a change the shown digits cannot see has no colour
-        better = diff < 0 if delta.metric in LATENCY_FIGURES else diff > 0
+    if delta.diff is not None and round(delta.diff, 3) != 0:  # a change the shown digits cannot see has no colour
+        better = delta.diff < 0 if delta.metric in LATENCY_FIGURES else delta.diff > 0
         trend = "better" if better else "worse"
-    paired = MISSING
-    if delta.mean_diff is not None and delta.ci95 is not None:
-        paired = f"{delta.mean_diff:+.3f} [{delta.ci95[0]:+.3f}, {delta.ci95[1]:+.3f}]"
-    return DeltaRow(
-        agent=delta.agent,
-        metric=delta.metric,
-        before=_num(delta.before),
-        after=_num(delta.after),
-        diff=MISSING if diff is None else f"{diff:+.3f}",
-        trend=trend,
-        paired=paired,
-        n=delta.n,
-        p=MISSING if delta.p_value is None else f"{delta.p_value:.3g}",
-        p_holm=MISSING if delta.p_holm is None else f"{delta.p_holm:.3g}",
-        significant=delta.significant,
-    )
-
-
-def _rank_row(change: RankChange) -> RankRow:
-    before, after = (MISSING if rank is None else str(rank) for rank in (change.before, change.after))
-    return RankRow(change.agent, change.goldset, change.case_id, before, after, change.query)
-
-
-def _num(value: float | None) -> str:
-    return MISSING if value is None else f"{value:.3f}"
+    return DeltaRow(agent, metric, before, after, diff, trend, paired, int(n), p, p_holm, delta.significant)
