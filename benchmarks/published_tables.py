@@ -265,12 +265,18 @@ def cosil_evaluator(cosil: Path, outputs: list[dict[str, Any]], gt: dict[str, An
     return result
 
 
-def cosil_table(work: Path, args: argparse.Namespace) -> None:
-    """CoSIL's evaluator cells for each output file, against the plugin under the cosil profile."""
+def lite300(work: Path, args: argparse.Namespace) -> Path:
+    """Return the file of all 300 Lite instances under ``work``, written on first use."""
     instances = work / "lite300" / "lite300.jsonl"
     if not instances.exists():
         instances.parent.mkdir()
         write_instances(args.locagent, instances)
+    return instances
+
+
+def cosil_table(work: Path, args: argparse.Namespace) -> None:
+    """CoSIL's evaluator cells for each output file, against the plugin under the cosil profile."""
+    instances = lite300(work, args)
     truth = work / "gt.json"
     truth.write_text(show(args.cosil, "evaluation/gt.json"))
     gt = json.loads(truth.read_text())
@@ -293,10 +299,7 @@ def cosil_table(work: Path, args: argparse.Namespace) -> None:
 
 def orcaloca_table(work: Path, args: argparse.Namespace) -> None:
     """OrcaLoca's File Match and Function Match of SWE-Fixer's Lite patches."""
-    instances = work / "lite300" / "lite300.jsonl"
-    if not instances.exists():
-        instances.parent.mkdir()
-        write_instances(args.locagent, instances)
+    instances = lite300(work, args)
     predictions = work / "swe_fixer.jsonl"
     predictions.write_text(show(args.swe_fixer, SWE_FIXER))
     csv = show(args.orcaloca, "artifact/lite_results_paper.csv").splitlines()
