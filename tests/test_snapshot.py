@@ -472,3 +472,27 @@ def test_find_repository_from_a_nested_subdirectory(tmp_path: Path) -> None:
 def test_suggest_path(typed: str, expected: str | None) -> None:
     files = ["src/flask/app.py", "src/flask/cli.py", "tests/test_app.py", "README.md", "examples/tutorial/app.py"]
     assert suggest_path(typed, files) == expected
+
+
+def test_a_listing_is_read_back_from_its_manifest_unless_a_blob_was_missing_or_the_repository_differs(
+    tmp_path: Path, cache: Path
+) -> None:
+    repo = init_repo(tmp_path / "project")
+    present = repo.create_blob(b"here\n")
+    later = pygit2.hash(b"fetched later\n")  # the id of a blob this repository does not hold yet
+    head = commit_tree(repo, raw_tree(repo, [(REGULAR, b"a.py", present), (REGULAR, b"b.py", later)]), ref="HEAD")
+    with pytest.warns(IncompleteSnapshotWarning):
+        first = SnapshotStore(cache, materialize=False).get(tmp_path / "project", head)
+    assert first.files == {"a.py"}
+    repo.create_blob(b"fetched later\n")  # a fetch brings it: the manifest that lacks it is not trusted
+    assert SnapshotStore(cache, materialize=False).get(tmp_path / "project", head).files == {"a.py", "b.py"}
+    written = json.loads((cache / f"{first.tree_id}.json").read_text())  # on disk too, for the next process
+    assert written["files"]["path"] == ["a.py", "b.py"] and written["skipped"] == []
+    # the same tree in another clone: its own listing, naming the clone its blobs are read from
+    clone = init_repo(tmp_path / "clone")
+    for oid in (present, repo.create_blob(b"fetched later\n"), repo[head].peel(pygit2.Tree).id):
+        clone.odb.write(repo[oid].type, repo[oid].read_raw())
+    copied = commit_tree(clone, repo[head].peel(pygit2.Tree).id, ref="HEAD")
+    again = SnapshotStore(cache, materialize=False).get(tmp_path / "clone", copied)
+    assert again.files == {"a.py", "b.py"} and again.tree_id == first.tree_id
+    assert json.loads((cache / f"{first.tree_id}.json").read_text())["repository"] == os.path.abspath(clone.path)

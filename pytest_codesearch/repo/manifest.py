@@ -14,14 +14,14 @@ import tempfile
 from collections import Counter, OrderedDict
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 MANIFEST_VERSION = 2
 """Version 2 records the repository and lists files by column; other versions are read as absent."""
 
 
-@dataclass(frozen=True)
-class ManifestFile:
-    """One regular file written into a snapshot directory."""
+class ManifestFile(NamedTuple):
+    """One regular file written into a snapshot directory (a named tuple: a large tree has a million)."""
 
     path: str
     blob: str

