@@ -5,18 +5,20 @@ bm25's function-level answers outline and tokenise the best files of every case
 milliseconds, and a gold set asks for the same blobs at many commits, in every run. A blob's shapes (each
 definition's qualified name, kind and token counts) depend only on its content, the outline's language
 (the file's extension) and the name weight, so they are kept by that key: in this process (the last
-:data:`CACHED_BLOBS`), and in the shared index store's folder (``<cache_dir>/indexes/e1-<code digest>/``,
+:data:`CACHED_BLOBS`), and in the shared index store's folder (``<cache_dir>/indexes/e2-<code digest>/``,
 :func:`~pytest_codesearch.agents.index.indexstore.shared_index_store`), where a later run or another
-xdist worker finds them. Files there are written atomically, never changed, and pruned with the indexes.
+xdist worker finds them. Files there are written atomically, never changed, and pruned with the indexes;
+they hold the shapes in :mod:`marshal`'s format (counts as plain dicts), which loads without building
+anything in Python, and a file that does not load as a list of 3-tuples is made again.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
+import marshal
 import sys
-from collections import Counter, OrderedDict
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from pathlib import Path
 
@@ -24,11 +26,11 @@ from pytest_codesearch import outline as outline_package
 from pytest_codesearch.agents.index import tokenize
 from pytest_codesearch.agents.index.filestore import FileStore, source_digest
 
-FORMAT = "e1"
+FORMAT = "e2"
 CACHED_BLOBS = 8192
 """Blobs whose shapes a process keeps in memory, least recently used dropped first."""
 
-Shape = tuple[str, bool, Counter[str]]
+Shape = tuple[str, bool, Mapping[str, int]]
 """What a file's entity document owes to its content alone: qualified name, whether a function, counts."""
 Key = tuple[str, str, int]
 """(blob id, language key of the file's extension, name weight)."""
@@ -42,6 +44,7 @@ def entity_digest() -> str:
     from pytest_codesearch.agents.index import functions
 
     digest = hashlib.sha1(source_digest(tokenize, functions, sys.modules[__name__]).encode(), usedforsecurity=False)
+    digest.update(b"marshal %d python %d.%d" % (marshal.version, *sys.version_info[:2]))  # its file format
     for source in sorted(Path(outline_package.__file__ or "").parent.glob("*.py")):
         digest.update(source.read_bytes())
     return digest.hexdigest()[:12]
@@ -96,14 +99,13 @@ def _load(key: Key) -> list[Shape] | None:
     if data is None:
         return None
     try:
-        rows = json.loads(data.decode("utf-8", "surrogatepass"))
-        store.loaded += 1
-        return [
-            (name, bool(function), Counter(dict(zip(tokens.split("\n"), counts))))
-            for name, function, tokens, counts in rows
-        ]
-    except (ValueError, TypeError):  # cut short, or not ours: make it again
+        rows = marshal.loads(data)
+    except (ValueError, EOFError, TypeError):  # cut short, or not ours: make it again
         return None
+    if not isinstance(rows, list) or not all(isinstance(row, tuple) and len(row) == 3 for row in rows):
+        return None
+    store.loaded += 1
+    return rows
 
 
 def _save(key: Key, shapes: list[Shape]) -> None:
@@ -111,5 +113,4 @@ def _save(key: Key, shapes: list[Shape]) -> None:
     store = entity_store()
     if store is None:
         return
-    rows = [[name, int(function), "\n".join(counts), list(counts.values())] for name, function, counts in shapes]
-    store.write(_path(store.root, key), json.dumps(rows, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+    store.write(_path(store.root, key), marshal.dumps([(name, function, dict(counts)) for name, function, counts in shapes]))

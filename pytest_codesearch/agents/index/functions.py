@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache, partial
 
@@ -40,7 +40,7 @@ class EntityDoc:
     module: str
     """The top-level definition holding it: ``path.py:Class``."""
     is_function: bool
-    counts: Counter[str]
+    counts: Mapping[str, int]
     length: int
 
 
@@ -78,7 +78,7 @@ def _entities(path: str, data: bytes, name_weight: int) -> tuple[EntityDoc, ...]
     return tuple(_entity_doc(path, *shape) for shape in entity_shapes(path, data, name_weight))
 
 
-def _entity_doc(path: str, qualname: str, is_function: bool, counts: Counter[str]) -> EntityDoc:
+def _entity_doc(path: str, qualname: str, is_function: bool, counts: Mapping[str, int]) -> EntityDoc:
     """Return the document of the definition ``qualname`` of the file ``path`` (its counts shared, not copied)."""
     top = qualname.split(".", 1)[0]
     return EntityDoc(f"{path}:{qualname}", f"{path}:{top}", is_function, counts, sum(counts.values()))
@@ -104,7 +104,7 @@ def entity_shapes(path: str, data: bytes, name_weight: int) -> list[Shape]:
     for line, doc in zip(lines, owner):
         if doc >= 0:
             texts[doc].append(line)
-    shapes = []
+    shapes: list[Shape] = []
     for definition, text in zip(definitions, texts):
         found = count_tokens("\n".join(text))  # no word spans a line: the sum of each line's counts
         for token in tokenize(definition.qualname.replace(".", " ")):
