@@ -61,10 +61,11 @@ class FileStore:
         (a read-only or full disk: the caller still holds what it computed)."""
         scratch = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with open(scratch, "wb") as stream:
-                stream.write(body)
-            os.replace(scratch, path)
+            try:
+                self._write(path, scratch, body)
+            except FileNotFoundError:  # its folder was never made here, or pruning removed it
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self._write(path, scratch, body)
         except OSError:
             scratch.unlink(missing_ok=True)
             return
@@ -73,6 +74,14 @@ class FileStore:
         if self.limit is not None and self._written * 8 > self.limit:
             self._written = 0
             self.prune()
+
+    @staticmethod
+    def _write(path: Path, scratch: Path, body: bytes) -> None:
+        """Write ``body`` to ``scratch`` and rename it to ``path`` (a folder is made only when missing:
+        tens of thousands of token files share 256 folders)."""
+        with open(scratch, "wb") as stream:
+            stream.write(body)
+        os.replace(scratch, path)
 
     def prune(self) -> int:
         """Remove the least recently used files until the store holds at most 3/4 of its bound; return
