@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 
 import numpy as np
 import pytest
 
 from pytest_codesearch.agents.index.tokenize import STOP_WORDS, count_tokens, path_tokens, tokenize
-from pytest_codesearch.agents.index.tokencache import newest_terms
+from pytest_codesearch.agents.index.tokencache import TokenCache, newest_terms
 from pytest_codesearch.agents.index.wordtable import WordTable
 
 IDENTIFIERS = [
@@ -118,3 +119,51 @@ def test_a_word_table_counts_term_ids_as_count_tokens_counts_tokens() -> None:
 def test_the_newest_terms_are_read_from_the_vocabularys_end_oldest_first() -> None:
     vocabulary = {"login": 0, "token": 1, "session": 2}
     assert newest_terms(vocabulary, 2) == ["token", "session"] and newest_terms(vocabulary, 0) == []
+
+
+def test_a_new_version_counted_from_the_old_one_and_its_changed_lines_counts_as_counting_it_afresh() -> None:
+    rng = random.Random(7)
+    words = ["snapshot", "snapshot_store", "getItem", "HTTPServer", "utf8", "naïve", "the", "x", "", "    "]
+    lines = [" ".join(rng.choice(words) for _ in range(rng.randrange(4))) for _ in range(40)]
+    vocabulary: dict[str, int] = {}
+    table = WordTable(vocabulary)
+    derived = 0
+    for _ in range(200):
+        edited = list(lines)
+        for _ in range(rng.randrange(1, 6)):  # replace, insert, delete or repeat a line
+            at = rng.randrange(len(edited))
+            kind = rng.randrange(4)
+            if kind == 0:
+                edited[at] = " ".join(rng.choice(words) for _ in range(3))
+            elif kind == 1:
+                edited.insert(at, rng.choice(edited))
+            elif kind == 2 and len(edited) > 1:
+                del edited[at]
+            else:
+                edited.append(edited[at])
+        old, new = "\n".join(lines), "\n".join(edited)
+        before = table.counts(old)
+        found = table.counts_since(*before, old, new)
+        expected = table.counts(new)
+        if found is not None:
+            derived += 1
+            assert found[0].tolist() == expected[0].tolist() and found[1].tolist() == expected[1].tolist()
+            assert found[0].dtype == found[1].dtype == np.int32
+        lines = edited
+    assert derived > 150  # few lines change: nearly every version is derived
+    assert table.counts_since(*table.counts("a b\nc d"), "a b\nc d", "e f\ng h") is None  # all lines differ
+
+
+def test_the_token_cache_counts_a_files_next_version_from_its_last_one() -> None:
+    cache = TokenCache()
+    first = "def login(user):\n    return session_token(user)\n" * 20
+    second = first + "def logout(user):\n    drop_session(user)\n"
+    cache.document("blob-1", "app/auth.py", 1, lambda: first.encode())
+    found = cache.document("blob-2", "app/auth.py", 1, lambda: second.encode())
+    fresh = TokenCache()
+    expected = fresh.document("blob-2", "app/auth.py", 1, lambda: second.encode())
+    assert found is not None and expected is not None
+    named = dict(zip([list(cache.vocabulary)[i] for i in found[0]], found[1].tolist()))
+    assert named == dict(zip([list(fresh.vocabulary)[i] for i in expected[0]], expected[1].tolist()))
+    assert named["logout"] == 1 and named["login"] == 20 and named["auth"] == 1  # text, then the path's tokens
+    assert (cache.tokenized, cache.derived, fresh.derived) == (2, 1, 0)

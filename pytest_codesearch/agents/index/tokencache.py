@@ -66,13 +66,21 @@ class TokenCache:
     again); tests use it to check that shared blobs are tokenised once.
     """
 
-    def __init__(self, max_postings: int = 8_000_000, max_terms: int = 2_000_000) -> None:
+    def __init__(
+        self, max_postings: int = 8_000_000, max_terms: int = 2_000_000, max_text_chars: int = 1 << 27
+    ) -> None:
         if max_postings < 1 or max_terms < 1:
             raise ValueError(f"TokenCache needs positive bounds, got {max_postings} and {max_terms}")
         self.max_postings = max_postings
         self.max_terms = max_terms
+        self.max_text_chars = max_text_chars
         self.vocabulary: dict[str, int] = {}
         self.tokenized = 0
+        self.derived = 0
+        """Blobs of those counted from an earlier version of their file (:meth:`WordTable.counts_since`)."""
+        self._texts: OrderedDict[str, tuple[str, str]] = OrderedDict()
+        """The last text counted at each path, with its blob id, to count its next version from."""
+        self._text_chars = 0
         self.store: TokenStore | None = None
         """Where token counts persist across processes (``tokenstore.py``); None: in memory only."""
         self._words: WordTable | None = None
@@ -105,14 +113,18 @@ class TokenCache:
             self.vocabulary = {}
             self._blobs.clear()
             self._documents.clear()
-            self._postings = 0
+            self._texts.clear()
+            self._postings = self._text_chars = 0
 
-    def tokens(self, blob_id: str, load: Callable[[], bytes | None], text_by_name: bool = False) -> BlobTokens | None:
+    def tokens(
+        self, blob_id: str, load: Callable[[], bytes | None], text_by_name: bool = False, path: str | None = None
+    ) -> BlobTokens | None:
         """Return the tokens of ``blob_id``, calling ``load`` for its content only on first use.
 
         None means the blob is binary (remembered) or ``load`` returned None (not remembered: the
         content may be readable later). A binary blob is tokenised all the same for a file that is
-        text by name (``text_by_name``, see ``filekinds.is_binary``): read each time, never stored.
+        text by name (``text_by_name``, see ``filekinds.is_binary``): read each time, never stored. With
+        the file's ``path``, a blob read is counted from the last version counted at that path.
         """
         if blob_id in self._blobs:
             self._blobs.move_to_end(blob_id)
@@ -120,14 +132,16 @@ class TokenCache:
         else:
             stored = None if self.store is None else self.store.load(blob_id)
             if stored is None:
-                return self._read(blob_id, load, text_by_name)
+                return self._read(blob_id, load, text_by_name, path)
             found = None if stored.binary else self._arrays(stored.tokens, stored.counts)
             self._remember(blob_id, found)
         if found is None and text_by_name:
             return self._read(blob_id, load, text_by_name)
         return found
 
-    def _read(self, blob_id: str, load: Callable[[], bytes | None], text_by_name: bool) -> BlobTokens | None:
+    def _read(
+        self, blob_id: str, load: Callable[[], bytes | None], text_by_name: bool, path: str | None = None
+    ) -> BlobTokens | None:
         """Return the tokens of a blob not cached as text: read, tokenised and remembered (see :meth:`tokens`)."""
         data = load()
         if data is None:
@@ -139,7 +153,7 @@ class TokenCache:
                 if self.store is not None:
                     self.store.save(blob_id, None)
             return self._count(text, None) if text_by_name else None
-        found = self._count(text, blob_id)
+        found = self._count(text, blob_id, path)
         self._remember(blob_id, found)
         return found
 
@@ -155,7 +169,7 @@ class TokenCache:
         if found is not None:
             self._documents.move_to_end(key)
             return found
-        text = self.tokens(blob_id, load, is_known_text_path(path))
+        text = self.tokens(blob_id, load, is_known_text_path(path), path)
         if text is None:
             return None
         found = document_arrays(self, text, path, path_weight)
@@ -169,15 +183,32 @@ class TokenCache:
         vocabulary = self.vocabulary
         return [vocabulary.setdefault(token, len(vocabulary)) for token in tokens]
 
-    def _count(self, text: str, blob_id: str | None) -> BlobTokens:
-        """Return the tokens of ``text``, saved to the store under ``blob_id`` unless it is None."""
+    def _count(self, text: str, blob_id: str | None, path: str | None = None) -> BlobTokens:
+        """Return the tokens of ``text``, saved to the store under ``blob_id`` unless it is None; counted
+        from the last version of ``path`` when its counts are still in memory and most lines are the same."""
         self.tokenized += 1
         if self._words is None or self._words.vocabulary is not self.vocabulary:
             self._words, self._terms = WordTable(self.vocabulary), []
-        ids, values = self._words.counts(text)
+        counted = None
+        earlier = None if path is None or blob_id is None else self._texts.get(path)
+        if earlier is not None and earlier[0] != blob_id:
+            old = self._blobs.get(earlier[0])
+            counted = None if old is None else self._words.counts_since(old.term_ids, old.counts, earlier[1], text)
+            self.derived += counted is not None
+        ids, values = self._words.counts(text) if counted is None else counted
+        if path is not None and blob_id is not None:
+            self._keep_text(path, blob_id, text)
         if self.store is not None and blob_id is not None:
             self.store.save(blob_id, self._names(ids), values)
         return BlobTokens(ids, values)
+
+    def _keep_text(self, path: str, blob_id: str, text: str) -> None:
+        """Remember ``text`` as the last version counted at ``path``, the oldest dropped past ``max_text_chars``."""
+        replaced = self._texts.pop(path, None)
+        self._text_chars += len(text) - (0 if replaced is None else len(replaced[1]))
+        self._texts[path] = (blob_id, text)
+        while self._text_chars > self.max_text_chars and len(self._texts) > 1:
+            self._text_chars -= len(self._texts.popitem(last=False)[1][1])
 
     def _names(self, ids: IdArray) -> list[str]:
         """Return the terms of ``ids`` (term ids number terms in the vocabulary's insertion order)."""
