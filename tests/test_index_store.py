@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import zlib
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,6 +31,7 @@ from pytest_codesearch.agents.index.tokencache import TokenCache
 from pytest_codesearch.agents.index.tokenstore import TokenStore
 from pytest_codesearch.repo import SnapshotStore
 from pytest_codesearch.repo.reader import remember_view
+from pytest_codesearch.agents.index.storedvocab import StoredVocabulary, lookup_table
 
 QUERIES = ["login token", "session token check", "parse lexer other2", "src/login.py fails"]
 
@@ -206,3 +208,19 @@ def test_an_agent_in_a_child_process_uses_the_runs_stores(pytester: pytest.Pytes
     pytester.runpytest(*isolated[:2], "--codesearch-isolate=none", "cases.jsonl").assert_outcomes(passed=3)
     assert [c["retrieved"] for c in read_results(pytester.path)["cases"]] == [c["retrieved"] for c in first]
     assert not [p for p in (cache / "snapshots").iterdir() if p.is_dir()]  # no snapshot directory was written
+
+
+def test_a_stored_vocabulary_finds_every_term_by_hash_and_tells_apart_terms_that_share_one() -> None:
+    terms = ["plumless", "token", "naïve", "buckeroo", "", "x" * 300, "\udcff-surrogate"]
+    assert zlib.crc32(b"plumless") == zlib.crc32(b"buckeroo")  # a known CRC-32 collision
+    encoded = [term.encode("utf-8", "surrogatepass") for term in terms]
+    vocabulary = StoredVocabulary(b"\n".join(encoded), lookup_table(encoded), len(terms))
+    assert {term: vocabulary[term] for term in terms} == {term: i for i, term in enumerate(terms)}
+    assert vocabulary.get("plumles") is None and "buckeroos" not in vocabulary and 3 not in vocabulary
+    assert list(vocabulary) == terms and len(vocabulary) == 7
+    with pytest.raises(KeyError):
+        vocabulary["missing"]
+    with pytest.raises(ValueError, match="takes 88 bytes"):
+        StoredVocabulary(b"", b"", 7)
+    empty = StoredVocabulary(b"", lookup_table([]), 0)
+    assert empty.get("token") is None and list(empty) == []

@@ -10,8 +10,9 @@ indexes nothing.
 A file holds one or more corpora over one vocabulary of their own (the terms they use, nothing of the
 process that wrote it), each a base :class:`~pytest_codesearch.agents.index.postings.TokenCorpus` of the
 documents it was given, in that order: document frequencies, postings and document lengths as flat
-little-endian arrays (1 or 2 bytes a value where they fit), then paths and terms as text; it is read with
-one ``read`` and viewed with ``np.frombuffer`` (no pickle, which loads slower than this rebuilds).
+little-endian arrays (1 or 2 bytes a value where they fit), the vocabulary's lookup table
+(``storedvocab.py``: a query's terms are found without building a dict of every term), then paths and
+terms as text; it is read with one ``read`` and viewed with ``np.frombuffer`` (no pickle, which loads slower than this rebuilds).
 Loaded corpora have no per-document arrays (``documents`` is empty) and no blob ids, so nothing is
 derived from them; their postings give the same scores as the corpus they were saved from.
 
@@ -39,15 +40,24 @@ import numpy as np
 import numpy.typing as npt
 
 from pytest_codesearch import filekinds, pathglob
-from pytest_codesearch.agents.index import corpus, postings, snapshot_files, tokencache, tokenize, wordtable
+from pytest_codesearch.agents.index import (
+    corpus,
+    postings,
+    snapshot_files,
+    storedvocab,
+    tokencache,
+    tokenize,
+    wordtable,
+)
 from pytest_codesearch.agents.index.filestore import FileStore, source_digest, store_bound
 from pytest_codesearch.agents.index.postings import IdArray, Postings, TokenCorpus, base_corpus
+from pytest_codesearch.agents.index.storedvocab import StoredVocabulary, lookup_table, table_size
 from pytest_codesearch.agents.index.tokencache import newest_terms
 
 FORMAT = "i1"
 _HEADER = struct.Struct("<4sIIQ")  # magic, corpora, terms, bytes of the terms
 _CORPUS = struct.Struct("<IQQcc")  # documents, postings, bytes of the paths, widths of ids and counts
-_MAGIC = b"CSIX"
+_MAGIC = b"CSI2"  # 2: with the vocabulary's lookup table (``storedvocab.py``)
 
 IndexT = TypeVar("IndexT")
 IntArray = npt.NDArray[np.int64]
@@ -86,7 +96,7 @@ def stored_index(
 def code_digest(*modules: ModuleType) -> str:
     """Return a hash of the source of the modules that make an index, and of ``modules``."""
     here = sys.modules[__name__]
-    base = [tokenize, wordtable, tokencache, filekinds, pathglob, snapshot_files, postings, corpus, here]
+    base = [tokenize, wordtable, tokencache, filekinds, pathglob, snapshot_files, postings, corpus, storedvocab, here]
     return source_digest(*base, *modules)[:12]
 
 
@@ -124,7 +134,8 @@ def encode_corpora(parts: Parts) -> bytes:
     """
     flat = [_flatten(corpus, numbers) for corpus, numbers in parts]
     terms, remaps = _union_vocabulary([corpus.vocabulary for corpus, _ in parts], [ids for ids, _, _ in flat])
-    names = "\n".join(terms).encode("utf-8", "surrogatepass")
+    encoded = [term.encode("utf-8", "surrogatepass") for term in terms]
+    names = b"\n".join(encoded)
     headers, arrays, texts = [], [], []
     for (corpus, numbers), (ids, counts, doc_ids), remap in zip(parts, flat, remaps):
         term_ids = remap[ids]
@@ -137,7 +148,7 @@ def encode_corpora(parts: Parts) -> bytes:
         arrays += [counts[order].astype(freq_type), corpus.doc_lengths[numbers].astype("<u4")]
         texts.append(text)
     head = _HEADER.pack(_MAGIC, len(parts), len(terms), len(names))
-    return b"".join([head, *headers, *(array.tobytes() for array in arrays), *texts, names])
+    return b"".join([head, *headers, *(array.tobytes() for array in arrays), lookup_table(encoded), *texts, names])
 
 
 def _flatten(corpus: TokenCorpus, numbers: IntArray) -> tuple[IdArray, IdArray, IntArray]:
@@ -179,13 +190,11 @@ def decode_corpora(data: bytes) -> list[TokenCorpus] | None:
         return None
     numeric = sum(d * (size + p) + f * p + 4 * n for n, p, _, d, f in _widths(headers))
     offset = _HEADER.size + count * _CORPUS.size
-    if len(data) != offset + numeric + sum(text for _, _, text, _, _ in headers) + names:
+    table_at = offset + numeric
+    if len(data) != table_at + table_size(size) + sum(text for _, _, text, _, _ in headers) + names:
         return None
-    terms = data[len(data) - names :].decode("utf-8", "surrogatepass").split("\n") if size else []
-    if len(terms) != size:
-        return None
-    vocabulary = dict(zip(terms, range(size)))
-    text_at = offset + numeric
+    text_at = table_at + table_size(size)
+    vocabulary = StoredVocabulary(data[len(data) - names :], data[table_at:text_at], size)
     found = []
     for documents, postings_count, text, doc_width, freq_width in _widths(headers):
         arrays = []
