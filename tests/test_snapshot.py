@@ -496,3 +496,14 @@ def test_a_listing_is_read_back_from_its_manifest_unless_a_blob_was_missing_or_t
     again = SnapshotStore(cache, materialize=False).get(tmp_path / "clone", copied)
     assert again.files == {"a.py", "b.py"} and again.tree_id == first.tree_id
     assert json.loads((cache / f"{first.tree_id}.json").read_text())["repository"] == os.path.abspath(clone.path)
+
+
+def test_a_blob_one_clone_holds_is_still_missing_from_another_that_lacks_it(tmp_path: Path) -> None:
+    full, partial = init_repo(tmp_path / "full"), init_repo(tmp_path / "partial")
+    blob = full.create_blob(b"only the full clone has me\n")
+    entries = [(REGULAR, b"big.bin", blob), (REGULAR, b"a.py", partial.create_blob(b"a\n"))]
+    full.create_blob(b"a\n")
+    listed = list_tree(full, full[raw_tree(full, entries)].peel(pygit2.Tree))  # remembers big.bin's size
+    assert [f.path for f in listed.files] == ["big.bin", "a.py"]
+    lacking = list_tree(partial, partial[raw_tree(partial, entries)].peel(pygit2.Tree))
+    assert [f.path for f in lacking.files] == ["a.py"] and lacking.skipped_counts() == {"missing blob": 1}

@@ -216,10 +216,13 @@ class _TreeLister:
     def _size(self, raw_id: bytes, path: str) -> int | None:
         """Return the size of the blob ``raw_id`` names, or None when the repository lacks it.
 
-        Sizes are remembered by blob id for the process (:data:`_BLOB_SIZES`): a changed directory of a
-        later commit holds mostly blobs listed before, and a header read costs more than the lookup.
+        Sizes are remembered by repository and blob id for the process (:data:`_BLOB_SIZES`): a changed
+        directory of a later commit holds mostly blobs listed before, and a header read costs more.
         """
-        known = _BLOB_SIZES.get(raw_id)
+        sizes = _BLOB_SIZES.get(self.repo.path)
+        if sizes is None or len(sizes) >= _BLOB_SIZES_LIMIT:
+            sizes = _BLOB_SIZES[self.repo.path] = {}
+        known = sizes.get(raw_id)
         if known is not None:
             return known
         oid = pygit2.Oid(raw=raw_id)
@@ -229,14 +232,12 @@ class _TreeLister:
             return None
         if kind != pygit2.enums.ObjectType.BLOB:
             raise MaterializeError(f"object {oid} for {path!r} is not a blob")
-        if len(_BLOB_SIZES) >= _BLOB_SIZES_LIMIT:
-            _BLOB_SIZES.clear()
-        _BLOB_SIZES[raw_id] = size = int(size)
+        sizes[raw_id] = size = int(size)
         return size
 
 
-_BLOB_SIZES: dict[bytes, int] = {}
-"""Blob sizes by binary id, read once per process (a blob id fixes its content, in any repository)."""
+_BLOB_SIZES: dict[str, dict[bytes, int]] = {}
+"""Blob sizes by repository (another clone may lack a blob this one has) and binary id, read once per process."""
 _BLOB_SIZES_LIMIT = 1 << 19
 _NAMES: dict[bytes, tuple[str, str | None]] = {}
 """Each entry name seen: its decoded form and why it is refused (None: safe). Names repeat across trees."""
