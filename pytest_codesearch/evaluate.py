@@ -331,7 +331,7 @@ def _score(
         directories=normalized.directories,
         f_beta=settings.f_beta,
     )
-    sources = _sources_for(snapshot)
+    sources = _sources_for(snapshot, settings.cache_dir / "truth")
     metrics.update(_finer_metrics(spec, answer, snapshot, metrics["recall"], settings.ks, sources))
     # entities follow the rules of files: their paths cleaned, those naming no file of the snapshot dropped
     record["retrieved_functions"], functions_dropped = normalize_entities(
@@ -375,13 +375,14 @@ _SOURCES_KEPT = 2
 """Snapshots whose file texts stay cached (the seeded order runs a snapshot's cases together)."""
 
 
-def _sources_for(snapshot: Snapshot) -> SourceFiles:
+def _sources_for(snapshot: Snapshot, folder: Path) -> SourceFiles:
     """Return the text reader of ``snapshot``, shared by its cases so each file is read once.
 
     Texts come through the snapshot's one reader (blobs by id for a commit), whatever is on disk; they
-    are kept by reader, so a directory listed again (another run in this process) is read again.
+    are kept by reader, so a directory listed again (another run in this process) is read again. The
+    function extents of their texts are kept in ``folder`` (the truth cache's) for later runs.
     """
-    sources = _SOURCES.pop(snapshot.reader, None) or SourceFiles(snapshot.read)
+    sources = _SOURCES.pop(snapshot.reader, None) or SourceFiles(snapshot.read, folder)
     _SOURCES[snapshot.reader] = sources  # most recently used last
     while len(_SOURCES) > _SOURCES_KEPT:
         del _SOURCES[next(iter(_SOURCES))]

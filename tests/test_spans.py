@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -193,3 +194,21 @@ def test_the_worked_example_of_docs_metrics() -> None:
 def test_functions_of_other_languages_come_from_their_outline() -> None:
     go = "package p\n\nfunc A() {\n\tx := 1\n\t_ = x\n}\n\nvar y = 2\n\nfunc B() {}\n"
     assert function_units("p.go", [(4, 5), (8, 8), (10, 10)], go) == [[(3, 6)], [(10, 10)], [(8, 8)]]
+
+
+def test_function_extents_are_kept_in_the_folder_and_read_back_by_a_later_run(tmp_path: Path) -> None:
+    files = {"shop.py": SHOP.encode(), "notes.txt": b"plain\n"}
+    first = SourceFiles(files.get, tmp_path / "truth")
+    expected = ((3, 7), (5, 6), (12, 13), (15, 16))  # outer before inner, decorators included
+    assert first.function_extents("shop.py") == expected
+    assert first.function_extents("notes.txt") is None and first.function_extents("gone.py") is None
+    (stored,) = [p for p in (tmp_path / "truth").rglob("*") if p.is_file()]  # one file: shop.py's
+    assert stored.parent.parent.name.startswith("x1-") and json.loads(stored.read_text()) == [list(e) for e in expected]
+    stored.write_text("[[3, 16]]")  # what a later run finds there is what it uses: nothing is outlined again
+    later = SourceFiles(files.get, tmp_path / "truth")
+    truth = {"shop.py": [(5, 6), (12, 13)]}
+    assert score_lines(truth, {"shop.py": [(5, 5)]}, 1.0, later)["function_hit_rate"] == 1.0  # one unit: 3-16
+    stored.write_text("not json")  # damaged: outlined again, and stored again
+    assert SourceFiles(files.get, tmp_path / "truth").function_extents("shop.py") == expected
+    assert json.loads(stored.read_text()) == [list(e) for e in expected]
+    assert score_lines(truth, {"shop.py": [(5, 5)]}, 1.0, SourceFiles(files.get))["function_hit_rate"] == 0.5

@@ -14,8 +14,7 @@ from pathlib import Path
 from pytest_codesearch.agents.contract import Span
 from pytest_codesearch.agents.normalize import normalize_paths
 from pytest_codesearch.goldset.model import TestCase
-from pytest_codesearch.outline import outline
-from pytest_codesearch.scoring.source import SourceReader
+from pytest_codesearch.scoring.source import SourceFiles, SourceReader, function_extents
 
 LINE_METRICS = ("line_coverage", "line_precision", "function_hit_rate", "quality_score")
 """The metrics of a case whose ground truth gives lines, in report order."""
@@ -100,7 +99,7 @@ def score_lines(
     in_truth_files = sum(count_lines(returned.get(path, ())) for path in truth)
     coverage = shared / count_lines(interval for lines in truth.values() for interval in lines)
     precision = shared / in_truth_files if in_truth_files else 0.0
-    units = [(path, unit) for path, lines in truth.items() for unit in function_units(path, lines, source(path))]
+    units = [(path, unit) for path, lines in truth.items() for unit in _units(path, lines, source)]
     hit = sum(1 for path, unit in units if overlap(unit, returned.get(path, ())))
     function_rate = hit / len(units)
     w_recall, w_precision, w_function = QUALITY_WEIGHTS
@@ -117,7 +116,11 @@ def function_units(path: str, lines: Sequence[Interval], text: str | None) -> li
     range with no line inside any function (module or class level) is a unit of its own. Any other
     file, or a file that cannot be read, falls back to one unit per range.
     """
-    extents = _function_extents(path, text) if text is not None else None
+    return units_of(lines, function_extents(path, text) if text is not None else None)
+
+
+def units_of(lines: Sequence[Interval], extents: Sequence[Interval] | None) -> list[list[Interval]]:
+    """Return :func:`function_units` of a file whose functions span ``extents`` (None: no outline)."""
     if extents is None:
         return [[interval] for interval in lines]
     owners = _owners(extents)
@@ -133,17 +136,11 @@ def function_units(path: str, lines: Sequence[Interval], text: str | None) -> li
     return [[extents[index]] for index in found] + loose
 
 
-def _function_extents(path: str, text: str) -> tuple[Interval, ...] | None:
-    """Return the (first line, last line) of every function of ``text`` (the file at ``path``), outer before
-    inner; None for a file of no supported language (``pytest_codesearch.outline``).
-
-    The first line is that of the first decorator or template header, if any.
-    """
-    found = outline(path, text)
-    if found.language is None:
-        return None
-    extents = [(d.start, d.end) for d in found.definitions if d.is_function]
-    return tuple(sorted(extents, key=lambda extent: (extent[0], -extent[1])))
+def _units(path: str, lines: Sequence[Interval], source: SourceReader) -> list[list[Interval]]:
+    """Return the units of ``path``, its extents kept by ``source`` when it is a :class:`SourceFiles`."""
+    if isinstance(source, SourceFiles):
+        return units_of(lines, source.function_extents(path))
+    return function_units(path, lines, source(path))
 
 
 def _owners(extents: Sequence[Interval]) -> list[int | None]:
