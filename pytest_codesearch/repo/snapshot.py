@@ -430,8 +430,7 @@ def _is_git_directory(path: Path) -> bool:
 def parent_directories(files: Iterable[str]) -> frozenset[str]:
     """Return every directory that holds one of ``files`` at any depth: ``src/pkg/a.py`` gives src, src/pkg."""
     directories: set[str] = set()
-    for path in files:
-        parent = path.rpartition("/")[0]
+    for parent in {path.rpartition("/")[0] for path in files}:  # distinct parents first: far fewer than files
         while parent and parent not in directories:
             directories.add(parent)
             parent = parent.rpartition("/")[0]
