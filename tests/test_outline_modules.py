@@ -101,6 +101,8 @@ def test_names_alone_give_the_module_where_the_name_shows_it() -> None:
                  "e.java:Cart.add", "f.cs:Cart.Add", "g.php:Cart.add", "h.c:cart_add", "no_path", "i.txt:x.y"]  # fmt: skip
     assert modules_of(functions) == ["a.py:Cart", "b.go:Cart.Add", "c.rs:store::Cart", "d.cpp:ns::f", "e.java:Cart",
                                      "f.cs:Cart", "g.php:Cart", "h.c:cart_add", "i.txt:x"]  # fmt: skip
+    assert modules_of(["C:/repo/a.py:Cart.add", "lib.rs:store::inner::Cart.add"]) == [
+        "C:/repo/a.py:Cart", "lib.rs:store::inner::Cart"]  # fmt: skip
     assert RetrievalResult(files=[], functions=["a.py:Cart.add"]).modules == ["a.py:Cart"]
     assert module_of("shop.rb", "Shop.Order.place") == "Shop"  # without the outline: the name's first part
     assert module_of("shop.rb", "Shop.Order.place", outline("shop.rb", SOURCES["shop.rb"]).definitions) == "Shop.Order"

@@ -69,8 +69,9 @@ def modules_of_functions(functions: Iterable[str], outlines: Outlines | None = N
     """Return the module entities (``path:Name``) of ranked function entities (``path:Qualified.name``),
     in order of first appearance; ``outlines`` gives a file's definitions by its path (None: names alone).
 
-    An entry without ``path:`` names no module and is skipped. The path ends at the last colon, or, with
-    ``outlines``, at the first colon ``outlines`` knows the path before (C++ and Rust names hold colons).
+    An entry without ``path:`` names no module and is skipped. The path ends at the first colon after a
+    path ``outlines`` gives definitions of, else after a path of a language with an outline (C++ and Rust
+    names hold colons), else at the last colon.
     """
     modules: dict[str, None] = {}
     known: dict[str, dict[str, str] | None] = {}
@@ -86,15 +87,16 @@ def modules_of_functions(functions: Iterable[str], outlines: Outlines | None = N
 
 def _split(entity: str, outlines: Outlines | None, known: dict[str, dict[str, str] | None]) -> tuple[str, str]:
     """Return the path and the name of ``entity``, outlining its file into ``known`` once."""
-    if outlines is not None:
-        at = entity.find(":")
-        while at > 0:
-            path = entity[:at]
-            if path not in known:
-                definitions = outlines(path)
-                known[path] = None if definitions is None else module_names(definitions)
-            if known[path] is not None:
-                return path, entity[at + 1 :]
-            at = entity.find(":", at + 1)
+    from . import language_of  # the package imports this module
+
+    at = entity.find(":")
+    while at > 0:
+        path = entity[:at]
+        if outlines is not None and path not in known:
+            definitions = outlines(path)
+            known[path] = None if definitions is None else module_names(definitions)
+        if known.get(path) is not None or language_of(path) is not None:
+            return path, entity[at + 1 :]
+        at = entity.find(":", at + 1)
     path, _, name = entity.rpartition(":")
     return path, name
