@@ -8,7 +8,7 @@ import pytest
 from pytest_codesearch.agents.contract import RetrievalResult, modules_of
 from pytest_codesearch.goldset.entities import changed_entities
 from pytest_codesearch.outline import outline
-from pytest_codesearch.outline.modules import module_of, modules_of_functions
+from pytest_codesearch.outline.modules import module_names, module_of, modules_of_functions
 
 SOURCES = {
     "shop.cpp": (
@@ -81,7 +81,8 @@ def test_the_module_of_each_function_follows_its_languages_nesting(path: str) ->
     found = {name: module_of(path, name, definitions) for name in EXPECTED[path]}
     assert found == EXPECTED[path]
     functions = [f"{path}:{name}" for name in EXPECTED[path]]
-    assert modules_of_functions(functions, lambda p: definitions if p == path else None) == list(
+    names = module_names(definitions)
+    assert modules_of_functions(functions, lambda p: names if p == path else None) == list(
         dict.fromkeys(f"{path}:{module}" for module in EXPECTED[path].values())
     )
 

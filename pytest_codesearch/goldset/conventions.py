@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from ..outline import outline
-from ..outline.modules import modules_of_functions
+from ..outline.modules import module_names, modules_of_functions
 from .entities import Definition, Entities, definition_spans, parse_module
 from .entities import _blank_lines, _holds  # one rule for where inserted lines go, shared with changed_entities
 from .patch import Insertion
@@ -41,8 +41,8 @@ def apply_convention(
     named = [e.removesuffix(".__init__") if e.endswith(".__init__") else e for e in entities.functions]
     body = [f"{path}:{name}" for name in changed_class_bodies(source, lines, insertions)]
     functions = tuple(dict.fromkeys([*named, *body]))
-    definitions = outline(path, source).definitions
-    return Entities(functions, tuple(modules_of_functions(functions, lambda p: definitions if p == path else None)))
+    names = module_names(outline(path, source).definitions)
+    return Entities(functions, tuple(modules_of_functions(functions, lambda p: names if p == path else None)))
 
 
 def changed_class_bodies(source: str | bytes, lines: Iterable[int], insertions: Iterable[Insertion]) -> list[str]:

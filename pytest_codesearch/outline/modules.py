@@ -16,12 +16,15 @@ snapshot is read) the name alone decides, by its language (``module_by_name``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping
 
+from . import language_of
 from .model import Definition
 
-Outlines = Callable[[str], "Sequence[Definition] | None"]
-"""Returns the definitions of the file at a path, or None when it has none to look in."""
+Modules = Mapping[str, str]
+"""The module of each definition of a file, by qualified name (``module_names``)."""
+Outlines = Callable[[str], "Modules | None"]
+"""Returns the ``module_names`` of the file at a path, or None when it has no outline to look in."""
 
 
 def module_names(definitions: Iterable[Definition]) -> dict[str, str]:
@@ -48,8 +51,6 @@ def module_by_name(path: str, qualname: str) -> str:
     ``shop::Cart::add`` defined outside it); in every other language the name's first ``.`` part
     (``Cart.add`` -> ``Cart``; Rust ``store::Cart.add`` -> ``store::Cart``).
     """
-    from . import language_of  # the package imports this module
-
     if language_of(path) in ("go", "c", "cpp"):
         return qualname
     return qualname.split(".", 1)[0]
@@ -67,14 +68,14 @@ def module_of(path: str, qualname: str, definitions: Iterable[Definition] | None
 
 def modules_of_functions(functions: Iterable[str], outlines: Outlines | None = None) -> list[str]:
     """Return the module entities (``path:Name``) of ranked function entities (``path:Qualified.name``),
-    in order of first appearance; ``outlines`` gives a file's definitions by its path (None: names alone).
+    in order of first appearance; ``outlines`` gives a file's ``module_names`` by its path (None: names alone).
 
     An entry without ``path:`` names no module and is skipped. The path ends at the first colon after a
     path ``outlines`` gives definitions of, else after a path of a language with an outline (C++ and Rust
     names hold colons), else at the last colon.
     """
     modules: dict[str, None] = {}
-    known: dict[str, dict[str, str] | None] = {}
+    known: dict[str, Modules | None] = {}
     for entity in functions:
         path, name = _split(entity, outlines, known)
         if not path or not name:
@@ -85,16 +86,13 @@ def modules_of_functions(functions: Iterable[str], outlines: Outlines | None = N
     return list(modules)
 
 
-def _split(entity: str, outlines: Outlines | None, known: dict[str, dict[str, str] | None]) -> tuple[str, str]:
+def _split(entity: str, outlines: Outlines | None, known: dict[str, Modules | None]) -> tuple[str, str]:
     """Return the path and the name of ``entity``, outlining its file into ``known`` once."""
-    from . import language_of  # the package imports this module
-
     at = entity.find(":")
     while at > 0:
         path = entity[:at]
         if outlines is not None and path not in known:
-            definitions = outlines(path)
-            known[path] = None if definitions is None else module_names(definitions)
+            known[path] = outlines(path)
         if known.get(path) is not None or language_of(path) is not None:
             return path, entity[at + 1 :]
         at = entity.find(":", at + 1)

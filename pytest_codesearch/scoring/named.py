@@ -13,15 +13,19 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from pytest_codesearch.outline import language_of, outline
-from pytest_codesearch.outline.model import Definition
-from pytest_codesearch.outline.modules import modules_of_functions
+from pytest_codesearch.outline.modules import Modules, module_names, modules_of_functions
 from pytest_codesearch.repo.reader import git_blob_id
 
 OUTLINES_KEPT = 256
-"""Outlines kept per process, by language and blob id."""
-_OUTLINES: OrderedDict[tuple[str, bool, str], tuple[Definition, ...]] = OrderedDict()
+"""Files whose outline (as ``module_names``) is kept per process, by language and blob id; as many again
+by snapshot and path, so a snapshot's later cases do not read and hash a file again."""
+_BY_BLOB: OrderedDict[tuple[str, bool, str], Modules] = OrderedDict()
+_BY_PATH: OrderedDict[tuple[str, str], Modules | None] = OrderedDict()
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 @dataclass(frozen=True)
@@ -34,49 +38,60 @@ class NamedFunctions:
     """The functions whose file (of a language with an outline) does not define them, in answer order."""
 
 
-def read_functions(functions: Sequence[str], read: Callable[[str], bytes | None]) -> NamedFunctions:
+def read_functions(
+    functions: Sequence[str], read: Callable[[str], bytes | None], snapshot: str | None = None
+) -> NamedFunctions:
     """Return the modules and the undefined ones of ``functions``: normalised entities (``path:Qualified.name``,
-    the path a file of the snapshot that ``read`` gives the bytes of)."""
-    outlines: dict[str, tuple[Definition, ...] | None] = {}
+    the path a file of the snapshot that ``read`` gives the bytes of). ``snapshot`` (a tree id) names a
+    snapshot whose files never change: their outlines are then also kept by path."""
 
-    def definitions(path: str) -> tuple[Definition, ...] | None:
-        if path not in outlines:
-            outlines[path] = _definitions(path, read)
-        return outlines[path]
+    def outlines(path: str) -> Modules | None:
+        if snapshot is None:
+            return _modules(path, read)
+        key = (snapshot, path)
+        if key not in _BY_PATH:
+            _BY_PATH[key] = _modules(path, read)
+            _bound(_BY_PATH)
+        return _BY_PATH[key]
 
     undefined = []
     for entity in functions:
         path, _, name = entity.partition(":")  # normalised: the path ends at the first colon
-        found = definitions(path)
-        if found is not None and all(d.qualname != name for d in found):
+        names = outlines(path)
+        if names is not None and name not in names:
             undefined.append(entity)
-    return NamedFunctions(modules_of_functions(functions, definitions), undefined)
+    return NamedFunctions(modules_of_functions(functions, outlines), undefined)
 
 
-def _definitions(path: str, read: Callable[[str], bytes | None]) -> tuple[Definition, ...] | None:
-    """Return the outline of the snapshot file ``path``, or None when no outline reads its language."""
+def _modules(path: str, read: Callable[[str], bytes | None]) -> Modules | None:
+    """Return the ``module_names`` of the snapshot file ``path``, or None when no outline reads its language."""
     language = language_of(path)
-    if language is None:
-        return None
-    data = read(path)
-    if data is None:
+    data = None if language is None else read(path)
+    if language is None or data is None:
         return None
     key = (language, path.lower().endswith(".h"), git_blob_id(data))  # a .h may be read as C++
-    found = _OUTLINES.get(key)
+    found = _BY_BLOB.get(key)
     if found is None:
-        found = _OUTLINES[key] = outline(path, data).definitions
-        while len(_OUTLINES) > OUTLINES_KEPT:
-            _OUTLINES.popitem(last=False)
+        found = _BY_BLOB[key] = module_names(outline(path, data).definitions)
+        _bound(_BY_BLOB)
     else:
-        _OUTLINES.move_to_end(key)
+        _BY_BLOB.move_to_end(key)
     return found
 
 
-def named_fields(functions: Sequence[str], read: Callable[[str], bytes | None], derived: bool) -> dict[str, object]:
+def _bound(cache: OrderedDict[K, V]) -> None:
+    """Drop the oldest entries of ``cache`` past ``OUTLINES_KEPT``."""
+    while len(cache) > OUTLINES_KEPT:
+        cache.popitem(last=False)
+
+
+def named_fields(
+    functions: Sequence[str], read: Callable[[str], bytes | None], derived: bool, snapshot: str | None = None
+) -> dict[str, object]:
     """Return the case-record fields ``read_functions`` gives for an answer's normalised ``functions``:
     ``undefined_functions`` (their count, when some are), and ``retrieved_modules`` when the answer's
     modules were ``derived`` from its functions (then read from the outlines, as the truth's are)."""
-    named = read_functions(functions, read)
+    named = read_functions(functions, read, snapshot)
     fields: dict[str, object] = {"retrieved_modules": named.modules} if derived else {}
     if named.undefined:
         fields["undefined_functions"] = len(named.undefined)
