@@ -42,6 +42,7 @@ SOURCES = {
         "def helper(): pass\n"
     ),
     "shop.js": "class Cart { add() {} }\nCart.prototype.legacy = function () {};\nconst api = { get() {} };\n",
+    "shop.c": "struct cart {\n  int n;\n};\nint cart_add(struct cart *c) {\n  return c->n;\n}\n",
 }
 
 EXPECTED = {  # function -> module, by each file's outline
@@ -72,6 +73,7 @@ EXPECTED = {  # function -> module, by each file's outline
     "shop.go": {"Cart.Add": "Cart.Add", "Total": "Total"},  # a method is top level
     "shop.py": {"Cart.add": "Cart", "Cart.Line.price": "Cart", "helper": "helper"},
     "shop.js": {"Cart.add": "Cart", "Cart.legacy": "Cart.legacy", "api.get": "api.get"},
+    "shop.c": {"cart_add": "cart_add"},
 }
 
 
