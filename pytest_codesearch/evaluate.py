@@ -340,8 +340,13 @@ def _score(
     record["retrieved_modules"], modules_dropped = normalize_entities(
         answer.modules, snapshot.root, snapshot.files, original
     )
-    if answer.modules == modules_of(answer.functions):  # derived from the functions: their drops are those
+    derived = answer.modules == modules_of(answer.functions)
+    if derived:  # derived from the functions: their drops are those
         modules_dropped = []
+    if record["retrieved_functions"]:  # read against the snapshot's outlines (modules, undefined functions)
+        from pytest_codesearch.scoring.named import named_fields
+
+        record.update(named_fields(record["retrieved_functions"], snapshot.read, derived, snapshot.tree_id))
     dropped = [*normalized.dropped, *functions_dropped, *modules_dropped]
     record["dropped"], record["invalid_paths"] = dropped[:MAX_EXTRA_ENTRIES], len(dropped)
     metrics.update(score_levels(spec.case, record["retrieved_modules"], record["retrieved_functions"], settings.ks))

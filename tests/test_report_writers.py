@@ -401,6 +401,15 @@ def test_terminal_notes_invalid_not_run_and_power(report: RunReport) -> None:
     ]
 
 
+def test_terminal_prints_answer_warnings_in_full_beside_the_power_summary(report: RunReport) -> None:
+    report.warnings.append("agent a: named 2 function(s) that do not exist at their snapshot (1 case(s))")
+    assert render_terminal(report, ["f1"], 120)[-2:] == [
+        "warning: agent a: named 2 function(s) that do not exist at their snapshot (1 case(s))",
+        "warning: 3 agent pairs share too few cases to detect a difference of 0.05 with 80% power "
+        "(see summary.md)",
+    ]
+
+
 def test_terminal_prints_a_single_power_warning_in_full() -> None:
     lines = render_terminal(duel_report(5), ["f1"], 120)
     assert lines[-1].startswith("warning: ace vs dud: 5 paired cases, about 6 needed")

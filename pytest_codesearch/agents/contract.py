@@ -46,16 +46,17 @@ class RetrievalResult:
 def modules_of(functions: list[str]) -> list[str]:
     """Return the module-level entities of ranked ``functions``, in order of first appearance.
 
-    ``path.py:Class.method`` -> ``path.py:Class``; ``path.py:func`` -> ``path.py:func``. A Go method
-    (``cart.go:Cart.Add``) is a module itself, as the outline names it (``docs/goldset-format.md``: it
-    is top level). An entry without ``path:`` names no module and is skipped.
+    Read from the names alone (``outline.modules.module_by_name``): ``path.py:Class.method`` ->
+    ``path.py:Class``; a Go method (``cart.go:Cart.Add``) and every C and C++ name are modules themselves.
+    When the harness scores an answer whose modules were derived so, it derives them again from the
+    outline of each file at the case's snapshot, the rule patch-derived truth follows
+    (``pytest_codesearch/outline/modules.py``). An entry without ``path:`` names no module and is skipped.
     """
-    modules: dict[str, None] = {}
-    for entity in functions:
-        path, colon, name = entity.rpartition(":")
-        if colon and path and name:
-            modules.setdefault(f"{path}:{name if path.lower().endswith('.go') else name.split('.', 1)[0]}", None)
-    return list(modules)
+    if not functions:
+        return []
+    from pytest_codesearch.outline.modules import modules_of_functions  # tree-sitter: not at plugin load
+
+    return modules_of_functions(functions)
 
 
 @runtime_checkable

@@ -18,6 +18,8 @@ import ast
 from collections.abc import Iterable
 from functools import lru_cache
 
+from ..outline import outline
+from ..outline.modules import module_names, modules_of_functions
 from .entities import Definition, Entities, definition_spans, parse_module
 from .entities import _blank_lines, _holds  # one rule for where inserted lines go, shared with changed_entities
 from .patch import Insertion
@@ -39,13 +41,8 @@ def apply_convention(
     named = [e.removesuffix(".__init__") if e.endswith(".__init__") else e for e in entities.functions]
     body = [f"{path}:{name}" for name in changed_class_bodies(source, lines, insertions)]
     functions = tuple(dict.fromkeys([*named, *body]))
-    return Entities(functions, tuple(dict.fromkeys(_top_level(e) for e in functions)))
-
-
-def _top_level(entity: str) -> str:
-    """Return ``path.py:Class`` for ``path.py:Class.method``."""
-    path, _, name = entity.rpartition(":")
-    return f"{path}:{name.split('.')[0]}"
+    names = module_names(outline(path, source).definitions)
+    return Entities(functions, tuple(modules_of_functions(functions, lambda p: names if p == path else None)))
 
 
 def changed_class_bodies(source: str | bytes, lines: Iterable[int], insertions: Iterable[Insertion]) -> list[str]:

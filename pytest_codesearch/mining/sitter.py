@@ -5,7 +5,9 @@ version it outlined just before, for the same path, is usually the child, a few 
 whole C file of git's history costs about 0.3 s per MB, nine tenths of a mining run with functions
 (2,000 commits: 100 s of 110). So the child's syntax tree is kept and edited where the hunks say the two
 versions differ, and tree-sitter reparses only what the edits touch (its incremental parsing: the
-same tree a whole parse gives). The query then runs only over the changed lines' bytes, which finds the
+same tree a whole parse gives, for a tree without errors). A tree with an error is not reused: from one,
+tree-sitter's recovery may differ from a whole parse's (tree-sitter issues 1645 and 4001; seed 13 of Java
+in ``tests/test_mining_sitter.py``), so that version is parsed whole. The query then runs only over the changed lines' bytes, which finds the
 definitions holding them and every definition around those (``Grammar.definitions``).
 Python files are not handled here: ``outline.py`` derives them from the child's ``ast`` outline.
 """
@@ -82,7 +84,7 @@ class TreeOutlines:
         if kept is not None:
             del self._by_path[path]
             self._held -= len(kept.data)
-            if edits is not None:
+            if edits is not None and not kept.tree.root_node.has_error:  # a tree with errors: parsed whole
                 old = edited(kept.tree, (kept.data, kept.offsets), (source, offsets), edits)
         tree = found.parse(source, old)
         if tree.root_node.has_error and path.lower().endswith(".h") and maybe_cpp(source):

@@ -110,6 +110,10 @@ class CaseResult(_Record):
     invalid_paths: int = Field(
         default=0, description="Answer entries dropped: outside the snapshot, absent from it, or not a path."
     )
+    undefined_functions: int = Field(
+        default=0, description="Functions the answer names that their file (of a language with an outline) does "
+        "not define at the case's snapshot: counted, still scored (they match no truth)."
+    )
     answer_cut_from: int | None = Field(
         default=None, description="The answer's length when it was longer than the bound and cut; null otherwise."
     )

@@ -225,7 +225,7 @@ def _cannot_write(finished: Finished, exc: OSError, what: str) -> None:
 
 
 def _answer_warnings(cases: list[CaseResult]) -> list[str]:
-    """Return one line per agent whose answers were cut to the bound or held invalid paths."""
+    """Return a line per agent and problem: answers cut to the bound, invalid paths, undefined functions."""
     lines = []
     for agent in sorted({c.agent for c in cases}):
         mine = [c for c in cases if c.agent == agent]
@@ -235,6 +235,10 @@ def _answer_warnings(cases: list[CaseResult]) -> list[str]:
             lines.append(f"agent {agent}: {len(cut)} answer(s) longer than the bound were cut (longest {max(cut):,})")
         if invalid:
             lines.append(f"agent {agent}: {invalid:,} answer entries named no file of the snapshot and were dropped")
+        undefined = [c.undefined_functions for c in mine if c.undefined_functions]
+        if undefined:
+            lines.append(f"agent {agent}: named {sum(undefined):,} function(s) that do not exist at their snapshot "
+                         f"({len(undefined):,} case(s))")  # fmt: skip
     return lines
 
 

@@ -19,6 +19,8 @@ def junit_properties(result: CaseResult) -> list[tuple[str, object]]:
         props.append(("index_ms", round(float(result.index_ms), 3)))
     props.append(_shared_pair("retrieved_count", len(result.retrieved)))
     props.append(_shared_pair("invalid_paths", result.invalid_paths))
+    if result.undefined_functions:
+        props.append(("undefined_functions", result.undefined_functions))
     if result.attempts > 1:
         props.append(("attempts", result.attempts))
     if result.nondeterministic:

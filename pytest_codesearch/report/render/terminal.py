@@ -181,13 +181,16 @@ def _notes(report: RunReport) -> list[str]:
         notes.append(f"invalid gold-set entries: {len(report.invalid)} (see summary.md)")
     if report.not_run:
         notes.append(f"cases collected but never run: {len(report.not_run)}")
-    if len(report.warnings) == 1:
-        notes.append(f"warning: {report.warnings[0]}")
-    elif report.warnings:
+    pairs = len({(c.agent_a, c.agent_b) for c in report.power if c.underpowered})
+    power, others = report.warnings[:pairs], report.warnings[pairs:]  # the power ones first, then the answers'
+    notes += [f"warning: {warning}" for warning in others]
+    if len(power) == 1:
+        notes.append(f"warning: {power[0]}")
+    elif power:
         needed = [c.n_needed for c in report.power if c.underpowered and c.n_needed is not None]
         most = f", up to {max(needed)} needed" if needed else ""
         notes.append(
-            f"warning: {len(report.warnings)} agent pairs share too few cases to detect a "
+            f"warning: {len(power)} agent pairs share too few cases to detect a "
             f"difference of {DETECTABLE_DIFFERENCE} with {POWER:.0%} power{most} (see summary.md)"
         )
     return notes
