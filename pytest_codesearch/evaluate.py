@@ -346,7 +346,9 @@ def _score(
     if record["retrieved_functions"]:  # read against the snapshot's outlines (modules, undefined functions)
         from pytest_codesearch.scoring.named import named_fields
 
-        record.update(named_fields(record["retrieved_functions"], snapshot.read, derived, snapshot.tree_id))
+        record.update(named_fields(
+            record["retrieved_functions"], snapshot.read, derived, snapshot.tree_id, settings.cache_dir / "truth"
+        ))  # fmt: skip
     dropped = [*normalized.dropped, *functions_dropped, *modules_dropped]
     record["dropped"], record["invalid_paths"] = dropped[:MAX_EXTRA_ENTRIES], len(dropped)
     metrics.update(score_levels(spec.case, record["retrieved_modules"], record["retrieved_functions"], settings.ks))

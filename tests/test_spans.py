@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_codesearch.agents.contract import Span
+from pytest_codesearch.outline import stored as outline_stored
 from pytest_codesearch.goldset.model import TestCase
 from pytest_codesearch.repo.reader import DirectoryReader
 from pytest_codesearch.scoring import LINE_METRICS, SourceFiles, locate_spans, score_lines, truth_lines
@@ -203,12 +204,15 @@ def test_function_extents_are_kept_in_the_folder_and_read_back_by_a_later_run(tm
     assert first.function_extents("shop.py") == expected
     assert first.function_extents("notes.txt") is None and first.function_extents("gone.py") is None
     (stored,) = [p for p in (tmp_path / "truth").rglob("*") if p.is_file()]  # one file: shop.py's
-    assert stored.parent.parent.name.startswith("x1-") and json.loads(stored.read_text()) == [list(e) for e in expected]
-    stored.write_text("[[3, 16]]")  # what a later run finds there is what it uses: nothing is outlined again
+    kept = json.loads(stored.read_text())
+    assert stored.parent.parent.name.startswith("o1-") and kept["extents"] == [list(e) for e in expected]
+    outline_stored._MEMORY.clear()  # as a later process: what it finds there is what it uses
+    stored.write_text(json.dumps({**kept, "extents": [[3, 16]]}))
     later = SourceFiles(files.get, tmp_path / "truth")
     truth = {"shop.py": [(5, 6), (12, 13)]}
     assert score_lines(truth, {"shop.py": [(5, 5)]}, 1.0, later)["function_hit_rate"] == 1.0  # one unit: 3-16
+    outline_stored._MEMORY.clear()
     stored.write_text("not json")  # damaged: outlined again, and stored again
     assert SourceFiles(files.get, tmp_path / "truth").function_extents("shop.py") == expected
-    assert json.loads(stored.read_text()) == [list(e) for e in expected]
+    assert json.loads(stored.read_text()) == kept
     assert score_lines(truth, {"shop.py": [(5, 5)]}, 1.0, SourceFiles(files.get))["function_hit_rate"] == 0.5

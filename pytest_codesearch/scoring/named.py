@@ -2,8 +2,8 @@
 those their file does not define there.
 
 The outline is the one patch-derived truth and ``--codesearch-validate`` read (``pytest_codesearch.outline``),
-made only for the files the answer's functions name, and kept by blob id (a file unchanged between
-snapshots is outlined once). Nothing here changes a metric: undefined functions are counted, not dropped,
+made only for the files the answer's functions name, and kept by content (``outline/stored.py``: a file
+unchanged between snapshots is outlined once, and with a folder once for every run). Nothing here changes a metric: undefined functions are counted, not dropped,
 and modules derived from the outline equal the names' own reading wherever a name shows its module
 (Python, Java, C#, PHP, Rust, Go; ``outline/modules.py``).
 """
@@ -13,16 +13,16 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TypeVar
 
-from pytest_codesearch.outline import language_of, outline
-from pytest_codesearch.outline.modules import Modules, module_names, modules_of_functions
-from pytest_codesearch.repo.reader import git_blob_id
+from pytest_codesearch.outline import language_of
+from pytest_codesearch.outline.modules import Modules, modules_of_functions
+from pytest_codesearch.outline.stored import outline_facts
 
 OUTLINES_KEPT = 256
-"""Files whose outline (as ``module_names``) is kept per process, by language and blob id; as many again
-by snapshot and path, so a snapshot's later cases do not read and hash a file again."""
-_BY_BLOB: OrderedDict[tuple[str, bool, str], Modules] = OrderedDict()
+"""Files whose ``module_names`` are kept per process by snapshot and path, so a snapshot's later cases do
+not read and hash a file again (by content they are kept in ``outline/stored.py``)."""
 _BY_PATH: OrderedDict[tuple[str, str], Modules | None] = OrderedDict()
 K = TypeVar("K")
 V = TypeVar("V")
@@ -39,18 +39,22 @@ class NamedFunctions:
 
 
 def read_functions(
-    functions: Sequence[str], read: Callable[[str], bytes | None], snapshot: str | None = None
+    functions: Sequence[str],
+    read: Callable[[str], bytes | None],
+    snapshot: str | None = None,
+    folder: Path | None = None,
 ) -> NamedFunctions:
     """Return the modules and the undefined ones of ``functions``: normalised entities (``path:Qualified.name``,
     the path a file of the snapshot that ``read`` gives the bytes of). ``snapshot`` (a tree id) names a
-    snapshot whose files never change: their outlines are then also kept by path."""
+    snapshot whose files never change: their outlines are then also kept by path. With a ``folder``, the
+    outlines' facts are kept there by content (``outline/stored.py``), for later runs and workers."""
 
     def outlines(path: str) -> Modules | None:
         if snapshot is None:
-            return _modules(path, read)
+            return _modules(path, read, folder)
         key = (snapshot, path)
         if key not in _BY_PATH:
-            _BY_PATH[key] = _modules(path, read)
+            _BY_PATH[key] = _modules(path, read, folder)
             _bound(_BY_PATH)
         return _BY_PATH[key]
 
@@ -63,20 +67,14 @@ def read_functions(
     return NamedFunctions(modules_of_functions(functions, outlines), undefined)
 
 
-def _modules(path: str, read: Callable[[str], bytes | None]) -> Modules | None:
+def _modules(path: str, read: Callable[[str], bytes | None], folder: Path | None) -> Modules | None:
     """Return the ``module_names`` of the snapshot file ``path``, or None when no outline reads its language."""
     language = language_of(path)
     data = None if language is None else read(path)
     if language is None or data is None:
         return None
-    key = (language, path.lower().endswith(".h"), git_blob_id(data))  # a .h may be read as C++
-    found = _BY_BLOB.get(key)
-    if found is None:
-        found = _BY_BLOB[key] = module_names(outline(path, data).definitions)
-        _bound(_BY_BLOB)
-    else:
-        _BY_BLOB.move_to_end(key)
-    return found
+    found = outline_facts(path, data, folder)
+    return None if found is None else found.modules
 
 
 def _bound(cache: OrderedDict[K, V]) -> None:
@@ -86,12 +84,16 @@ def _bound(cache: OrderedDict[K, V]) -> None:
 
 
 def named_fields(
-    functions: Sequence[str], read: Callable[[str], bytes | None], derived: bool, snapshot: str | None = None
+    functions: Sequence[str],
+    read: Callable[[str], bytes | None],
+    derived: bool,
+    snapshot: str | None = None,
+    folder: Path | None = None,
 ) -> dict[str, object]:
     """Return the case-record fields ``read_functions`` gives for an answer's normalised ``functions``:
     ``undefined_functions`` (their count, when some are), and ``retrieved_modules`` when the answer's
     modules were ``derived`` from its functions (then read from the outlines, as the truth's are)."""
-    named = read_functions(functions, read, snapshot)
+    named = read_functions(functions, read, snapshot, folder)
     fields: dict[str, object] = {"retrieved_modules": named.modules} if derived else {}
     if named.undefined:
         fields["undefined_functions"] = len(named.undefined)

@@ -1,23 +1,17 @@
 """The text of a snapshot's files, and the function extents of each, for the scoring steps that look inside them.
 
 The line metrics need the functions of every ground-truth file (``spans.function_units``): outlining a
-large Python file costs tens of milliseconds, about a fifth of a warm SWE-bench Lite run, though the
-files are the same in every run. With a folder, :class:`SourceFiles` keeps the extents of each text there,
-by a hash of the text and its outline language, under ``<folder>/x1-<code digest>/<hash[:2]>/<hash>``
-(the digest that of the truth cache: ``goldset/`` and ``outline/``), written atomically, read back by
-later runs and xdist workers.
+large Python file costs tens of milliseconds, about a sixth of a warm SWE-bench Lite run, though the
+files are the same in every run. With a folder, :class:`SourceFiles` keeps them there by the text's hash
+(``outline/stored.py``), for later runs and xdist workers.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable
 from pathlib import Path
 
-from pytest_codesearch.atomic import write_atomic
-from pytest_codesearch.goldset.truthcache import code_digest
-from pytest_codesearch.outline import language_of, outline
+from pytest_codesearch.outline.stored import outline_facts
 
 Interval = tuple[int, int]
 
@@ -58,22 +52,8 @@ class SourceFiles:
         return self._extents[path]
 
     def _stored_extents(self, path: str, text: str) -> tuple[Interval, ...] | None:
-        language = language_of(path)
-        if self._folder is None or language is None:
-            return function_extents(path, text)
-        key = hashlib.blake2b(f"{language}\0{text}".encode("utf-8", "surrogatepass"), digest_size=20).hexdigest()
-        location = self._folder / f"x1-{code_digest()}" / key[:2] / key[2:]
-        try:
-            return tuple((int(start), int(end)) for start, end in json.loads(location.read_bytes()))
-        except (OSError, ValueError, TypeError):
-            pass  # absent, or unreadable: outline it again
-        found = function_extents(path, text)
-        if found is not None:
-            try:
-                write_atomic(location, json.dumps(found))
-            except OSError:
-                pass  # a cache that cannot be written costs time, not results
-        return found
+        found = outline_facts(path, text, self._folder)
+        return None if found is None else found.extents
 
 
 def function_extents(path: str, text: str) -> tuple[Interval, ...] | None:
@@ -82,8 +62,5 @@ def function_extents(path: str, text: str) -> tuple[Interval, ...] | None:
 
     The first line is that of the first decorator or template header, if any.
     """
-    found = outline(path, text)
-    if found.language is None:
-        return None
-    extents = [(d.start, d.end) for d in found.definitions if d.is_function]
-    return tuple(sorted(extents, key=lambda extent: (extent[0], -extent[1])))
+    found = outline_facts(path, text)
+    return None if found is None else found.extents
