@@ -347,7 +347,8 @@ def _score(
         from pytest_codesearch.scoring.named import named_fields
 
         record.update(named_fields(
-            record["retrieved_functions"], snapshot.read, derived, snapshot.tree_id, settings.cache_dir / "truth"
+            record["retrieved_functions"], snapshot.read, derived, snapshot.tree_id, settings.cache_dir / "truth",
+            getattr(snapshot.reader, "blob_of", None),
         ))  # fmt: skip
     dropped = [*normalized.dropped, *functions_dropped, *modules_dropped]
     record["dropped"], record["invalid_paths"] = dropped[:MAX_EXTRA_ENTRIES], len(dropped)

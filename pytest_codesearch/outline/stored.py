@@ -7,7 +7,8 @@ file does not define (``scoring/named.py``). Parsing a large file costs tens of 
 run. :func:`outline_facts` keeps both facts of a text together: in memory (the last :data:`KEPT`) and, with
 a folder, in ``<folder>/o1-<code digest>/<key[:2]>/<key>`` (JSON; the key a hash of the text and its
 outline language, the digest one of this package's sources), written atomically and read back by later
-runs and xdist workers. A file that cannot be read back is outlined again.
+runs and xdist workers. A file that cannot be read back is outlined again. :func:`blob_facts` keys them
+by git blob id instead, so a warm run neither reads nor hashes the file.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -56,14 +58,33 @@ def outline_facts(path: str, content: str | bytes, folder: Path | None = None) -
         return None
     data = content.encode("utf-8", "surrogatepass") if isinstance(content, str) else content
     kind = f"{language}\0{path.lower().endswith('.h')}\0{isinstance(content, str)}\0".encode()
-    key = hashlib.blake2b(kind + data, digest_size=20).hexdigest()
+    return _kept(path, hashlib.blake2b(kind + data, digest_size=20).hexdigest(), lambda: content, folder)
+
+
+def blob_facts(
+    path: str, blob_id: str, load: Callable[[], bytes | None], folder: Path | None = None
+) -> OutlineFacts | None:
+    """Return the facts of the file ``path`` holding the git blob ``blob_id`` (its bytes from ``load``, read
+    only when they are not kept already), None when no outline reads its language or the blob is unreadable."""
+    language = language_of(path)
+    if language is None:
+        return None
+    kind = f"{language}\0{path.lower().endswith('.h')}\0blob\0{blob_id}".encode()
+    return _kept(path, hashlib.blake2b(kind, digest_size=20).hexdigest(), load, folder)
+
+
+def _kept(
+    path: str, key: str, load: Callable[[], str | bytes | None], folder: Path | None
+) -> OutlineFacts | None:
+    """Return the facts kept under ``key`` in memory or in ``folder``, else outline what ``load`` gives."""
     location = None if folder is None else folder / f"o1-{code_digest()}" / key[:2] / key[2:]
     remembered = (key, location)  # by folder too: a text met without one is still written to one
     found = _MEMORY.pop(remembered, None)
     if found is None and location is not None:
         found = _load(location)
     if found is None:
-        found = _facts(path, content)
+        content = load()
+        found = None if content is None else _facts(path, content)
         if found is None:
             return None
         if location is not None:

@@ -92,10 +92,14 @@ class TreeReader:
 
     def read(self, path: str) -> bytes | None:
         """Return the content of the blob the tree holds at ``path``, or None if it holds none there."""
+        blob_id = self.blob_of(path)
+        return None if blob_id is None else read_blob(self.git_dir, blob_id)
+
+    def blob_of(self, path: str) -> str | None:
+        """Return the id of the blob the tree holds at ``path``, or None if it holds none there."""
         if self._blobs is None:
             self._blobs = {item.path: item.blob for item in self.listing.files}
-        blob_id = self._blobs.get(path)
-        return None if blob_id is None else read_blob(self.git_dir, blob_id)
+        return self._blobs.get(path)
 
     def files(self) -> tuple[SnapshotFile, ...]:
         """Return the tree's regular files sorted by path (a tree lists them so, mostly)."""

@@ -18,12 +18,14 @@ from typing import TypeVar
 
 from pytest_codesearch.outline import language_of
 from pytest_codesearch.outline.modules import Modules, modules_of_functions
-from pytest_codesearch.outline.stored import outline_facts
+from pytest_codesearch.outline.stored import blob_facts, outline_facts
 
 OUTLINES_KEPT = 256
 """Files whose ``module_names`` are kept per process by snapshot and path, so a snapshot's later cases do
 not read and hash a file again (by content they are kept in ``outline/stored.py``)."""
 _BY_PATH: OrderedDict[tuple[str, str], Modules | None] = OrderedDict()
+BlobOf = Callable[[str], "str | None"]
+"""Returns the git blob id of a snapshot file by path, None when unknown (a directory searched as it is)."""
 K = TypeVar("K")
 V = TypeVar("V")
 
@@ -43,18 +45,20 @@ def read_functions(
     read: Callable[[str], bytes | None],
     snapshot: str | None = None,
     folder: Path | None = None,
+    blob_of: BlobOf | None = None,
 ) -> NamedFunctions:
     """Return the modules and the undefined ones of ``functions``: normalised entities (``path:Qualified.name``,
     the path a file of the snapshot that ``read`` gives the bytes of). ``snapshot`` (a tree id) names a
     snapshot whose files never change: their outlines are then also kept by path. With a ``folder``, the
-    outlines' facts are kept there by content (``outline/stored.py``), for later runs and workers."""
+    outlines' facts are kept there by content (``outline/stored.py``), for later runs and workers, or by
+    blob id where ``blob_of`` gives a file's (then a kept file is not even read)."""
 
     def outlines(path: str) -> Modules | None:
         if snapshot is None:
-            return _modules(path, read, folder)
+            return _modules(path, read, folder, blob_of)
         key = (snapshot, path)
         if key not in _BY_PATH:
-            _BY_PATH[key] = _modules(path, read, folder)
+            _BY_PATH[key] = _modules(path, read, folder, blob_of)
             _bound(_BY_PATH)
         return _BY_PATH[key]
 
@@ -67,13 +71,18 @@ def read_functions(
     return NamedFunctions(modules_of_functions(functions, outlines), undefined)
 
 
-def _modules(path: str, read: Callable[[str], bytes | None], folder: Path | None) -> Modules | None:
+def _modules(
+    path: str, read: Callable[[str], bytes | None], folder: Path | None, blob_of: BlobOf | None
+) -> Modules | None:
     """Return the ``module_names`` of the snapshot file ``path``, or None when no outline reads its language."""
-    language = language_of(path)
-    data = None if language is None else read(path)
-    if language is None or data is None:
+    if language_of(path) is None:
         return None
-    found = outline_facts(path, data, folder)
+    blob_id = None if blob_of is None else blob_of(path)
+    if blob_id is not None:
+        found = blob_facts(path, blob_id, lambda: read(path), folder)
+    else:
+        data = read(path)
+        found = None if data is None else outline_facts(path, data, folder)
     return None if found is None else found.modules
 
 
@@ -89,11 +98,12 @@ def named_fields(
     derived: bool,
     snapshot: str | None = None,
     folder: Path | None = None,
+    blob_of: BlobOf | None = None,
 ) -> dict[str, object]:
     """Return the case-record fields ``read_functions`` gives for an answer's normalised ``functions``:
     ``undefined_functions`` (their count, when some are), and ``retrieved_modules`` when the answer's
     modules were ``derived`` from its functions (then read from the outlines, as the truth's are)."""
-    named = read_functions(functions, read, snapshot, folder)
+    named = read_functions(functions, read, snapshot, folder, blob_of)
     fields: dict[str, object] = {"retrieved_modules": named.modules} if derived else {}
     if named.undefined:
         fields["undefined_functions"] = len(named.undefined)
