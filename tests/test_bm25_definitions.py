@@ -49,6 +49,15 @@ def test_query_words_naming_a_definition_add_their_idf_once_per_file() -> None:
     assert dunder.named(1, "Parser.__init__ is slow", {"init": 0.5, "parser": 0.25}.__getitem__) == [0.75]
 
 
+def test_a_definition_the_query_names_adds_the_idf_of_its_own_name() -> None:
+    idf = {"widget": 1.5, "render": 0.5, "helper_fn": 2.0, "parse_row": 4.0}.__getitem__
+    named = SCORED.plus_names("Widget.render() and helper_fn(); not parse_rows", idf, 3.0)
+    # Widget (1.0 + 3 x 1.5), Widget.render by its last part only (3.0 + 3 x 0.5), helper_fn (2.0 + 3 x 2.0);
+    # "parse_rows" is not "parse_row"; the documents and their files stay as they were
+    assert named.text == (5.5, 4.5, 0.5, 8.0, 2.0, 1.5)
+    assert (named.docs, named.files) == (SCORED.docs, SCORED.files)
+
+
 def test_reordered_entities_follow_their_files_new_order() -> None:
     moved = SCORED.reordered([1, 0])
     assert [d.name for d in moved.docs] == ["b.py:helper_fn", "b.py:Parser.parse_row", "b.py:Parser",

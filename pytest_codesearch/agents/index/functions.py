@@ -175,6 +175,17 @@ class ScoredEntities:
             names[file].update(part.lower() for part in doc.name.rpartition(":")[2].split("."))
         return [sum(idf(name.strip("_")) for name in found & words) for found in names]
 
+    def plus_names(self, query: str, idf: Callable[[str], float], weight: float) -> ScoredEntities:
+        """Return these documents with ``weight`` times the idf of its own name (the last part of its qualified
+        name, case left aside) added to the score of each one whose name is a word of ``query``."""
+        words = {word.lower() for word in WORD.findall(query)}
+        text = list(self.text)
+        for i, doc in enumerate(self.docs):
+            name = doc.name.rpartition(":")[2].rpartition(".")[2].lower()
+            if name in words:
+                text[i] += weight * idf(name.strip("_"))
+        return ScoredEntities(self.docs, self.files, tuple(text))
+
     def reordered(self, order: Sequence[int]) -> ScoredEntities:
         """Return these documents with their files put in ``order`` (old positions, new order first)."""
         position = {old: new for new, old in enumerate(order)}
