@@ -33,10 +33,10 @@ classes: ``agents/index/functions.py``), each scored by BM25 over its own text: 
 ``definition_weight`` times the sum of its ``best_definitions`` best definition scores, and
 ``mention_weight`` times the idf of each distinct query word that names one of its definitions
 (``Coupon`` or ``apply_discount`` for ``Coupon.apply_discount``); in the function-level answer a
-definition whose own name the query uses adds ``mention_weight`` times its idf too. A file's whole text says it uses the
-issue's words; its best functions say they sit together, and a name says where they are defined. Chosen
-on 92 SWE-bench Lite instances (every third), on the other 182 this raised file Acc@1 from 46.7 to 52.2
-and Acc@5 from 74.2 to 79.7 (``docs/agents.md``).
+definition whose own name the query uses adds ``mention_weight`` times its idf too. A file's whole
+text says it uses the issue's words; its best functions say they sit together, and a name says where
+they are defined. Chosen on 92 SWE-bench Lite instances (every third), on the other 182 this raised
+file Acc@1 from 46.7 to 52.2 and Acc@5 from 74.2 to 79.7 (``docs/agents.md``).
 
 Indexing a snapshot reuses the work of earlier ones (:func:`~pytest_codesearch.agents.index.corpus.index_snapshot`):
 per-blob token counts from a process-wide cache, and the postings of a recent snapshot that shares
