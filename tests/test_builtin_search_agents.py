@@ -8,6 +8,7 @@ import random
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -253,6 +254,10 @@ def test_bm25_scores_equal_rank_bm25(k1: float, b: float) -> None:
         np.testing.assert_allclose(bm25_scores(index, query), expected, rtol=1e-12, atol=1e-12)
 
 
+BM25_ONLY: dict[str, Any] = {"definition_weight": 0.0, "mention_weight": 0.0}
+"""Parameters that leave files in BM25's order (no re-ranking of the best files by their definitions)."""
+
+
 @pytest.mark.parametrize(("k1", "b", "path_weight"), [(1.2, 0.75, 4.0), (1.5, 0.3, 0.5)])
 def test_bm25_agent_scores_equal_rank_bm25_of_text_plus_weighted_path(
     repo: Path, k1: float, b: float, path_weight: float
@@ -260,7 +265,8 @@ def test_bm25_agent_scores_equal_rank_bm25_of_text_plus_weighted_path(
     files = list(iter_text_files(repo, max_bytes=MAX_BYTES))
     text = BM25Okapi([tokenize(text) for _, text in files], k1=k1, b=b)
     paths = BM25Okapi([path_tokens(path) for path, _ in files], k1=k1, b=b)
-    agent = BM25Agent(k1=k1, b=b, path_weight=path_weight, max_bytes=MAX_BYTES, files="all")
+    # the BM25 stage alone: no re-ranking by definitions (tests/test_bm25_definitions.py)
+    agent = BM25Agent(k1=k1, b=b, path_weight=path_weight, max_bytes=MAX_BYTES, files="all", **BM25_ONLY)
     agent.initialize(str(repo))
     query = "snapshot checksum retry src storage"
     result = agent.retrieve(query)
@@ -313,7 +319,7 @@ def _reference_bm25f(
 @pytest.mark.parametrize("weight", [0.0, 2.0, 4.0])
 def test_bm25f_scores_equal_a_term_by_term_reference(repo: Path, weight: float) -> None:
     files = list(iter_text_files(repo, max_bytes=MAX_BYTES))
-    agent = BM25Agent(path_weight=weight, fields="bm25f", max_bytes=MAX_BYTES, files="all")
+    agent = BM25Agent(path_weight=weight, fields="bm25f", max_bytes=MAX_BYTES, files="all", **BM25_ONLY)
     agent.initialize(str(repo))
     query = "snapshot checksum retry src storage kangaroo snapshot"
     result = agent.retrieve(query)

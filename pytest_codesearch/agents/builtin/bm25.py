@@ -28,6 +28,16 @@ random corpus. ``mean(idf)`` is summed by distinct document frequency (every ter
 the same idf), so it does not depend on term order: an index derived from another snapshot's
 scores exactly as one built from scratch.
 
+The best ``entity_files`` files are then re-ranked by their definitions (functions, methods, top-level
+classes: ``agents/index/functions.py``), each scored by BM25 over its own text: a file adds
+``definition_weight`` times the sum of its ``best_definitions`` best definition scores, and
+``mention_weight`` times the idf of each distinct query word that names one of its definitions
+(``Coupon`` or ``apply_discount`` for ``Coupon.apply_discount``); in the function-level answer a
+definition whose own name the query uses adds ``mention_weight`` times its idf too. A file's whole
+text says it uses the issue's words; its best functions say they sit together, and a name says where
+they are defined. Chosen on 92 SWE-bench Lite instances (every third), on the other 182 this raised
+file Acc@1 from 46.7 to 52.2 and Acc@5 from 74.2 to 79.7 (``docs/agents.md``).
+
 Indexing a snapshot reuses the work of earlier ones (:func:`~pytest_codesearch.agents.index.corpus.index_snapshot`):
 per-blob token counts from a process-wide cache, and the postings of a recent snapshot that shares
 most files.
@@ -49,7 +59,7 @@ import numpy.typing as npt
 from pytest_codesearch.agents.contract import RetrievalResult
 from pytest_codesearch.repo.reader import SnapshotView
 from pytest_codesearch.agents.index.corpus import IndexCache, SnapshotIndexer, build_token_corpus, rank_files
-from pytest_codesearch.agents.index.functions import EntityDoc, rank_entities, snapshot_entities
+from pytest_codesearch.agents.index.functions import EntityDoc, ScoredEntities, rank_scored, score_entities, snapshot_entities
 from pytest_codesearch.agents.index.indexstore import stored_index
 from pytest_codesearch.agents.index.postings import TokenCorpus
 from pytest_codesearch.agents.index.tokencache import TokenCache, shared_token_cache
@@ -241,9 +251,10 @@ class BM25Agent:
     most ``top_n`` files, all scoring above zero, best first, ties by path, drawn from the source
     files (``files="source"``) or every text file (``"all"``); test files
     (:func:`~pytest_codesearch.filekinds.is_test_path`) are left out when ``exclude_tests``. The last ``cached_indexes`` indexes are kept by directory; token
-    counts are shared with the other built-in agents through ``token_cache``. The functions and modules
-    of the best ``entity_files`` files (0: none) are ranked too, by BM25 over each function's text
-    plus ``file_weight`` times its file's score (:mod:`~pytest_codesearch.agents.index.functions`).
+    counts are shared with the other built-in agents through ``token_cache``. The best ``entity_files``
+    files (0: none) are re-ranked by their definitions (``definition_weight``, ``best_definitions``,
+    ``mention_weight``: see the module), and their functions and modules ranked too, by BM25 over each
+    function's text plus ``file_weight`` times its file's score (:mod:`~pytest_codesearch.agents.index.functions`).
     """
 
     needs_directory: ClassVar[bool] = False
@@ -264,10 +275,18 @@ class BM25Agent:
         token_cache: TokenCache | None = None,
         entity_files: int = 20,
         file_weight: float = 0.5,
+        definition_weight: float = 1.0,
+        best_definitions: int = 2,
+        mention_weight: float = 3.0,
     ) -> None:
         if path_weight < 0 or top_n < 1:
             raise ValueError(
                 f"BM25Agent needs path_weight >= 0 and top_n >= 1, got {path_weight} and {top_n}"
+            )
+        if definition_weight < 0 or mention_weight < 0 or best_definitions < 1:
+            raise ValueError(
+                "BM25Agent needs definition_weight >= 0, mention_weight >= 0 and best_definitions >= 1, "
+                f"got {definition_weight}, {mention_weight} and {best_definitions}"
             )
         if files not in FILE_SETS:
             raise ValueError(f"BM25Agent files={files!r}: choose one of {', '.join(FILE_SETS)}")
@@ -283,6 +302,9 @@ class BM25Agent:
         self.max_bytes = max_bytes
         self.entity_files = entity_files
         self.file_weight = file_weight
+        self.definition_weight = definition_weight
+        self.best_definitions = best_definitions
+        self.mention_weight = mention_weight
         self._root: Path | None = None
         self._entities: Callable[[str], tuple[EntityDoc, ...]] = lambda path: ()
         self.token_cache = shared_token_cache() if token_cache is None else token_cache
@@ -325,19 +347,39 @@ class BM25Agent:
             )
 
     def retrieve(self, query: str) -> RetrievalResult:
-        """Return the files of the current directory that best match ``query``, and the functions and
-        modules of the best ``entity_files`` of them (``agents/index/functions.py``)."""
+        """Return the files of the current directory that best match ``query``, the best ``entity_files``
+        of them re-ranked by their definitions, and the functions and modules of those files
+        (``agents/index/functions.py``)."""
         index = self.index
         tokens = tokenize(query)
         scores = FIELD_MODES[self.fields](index, tokens, self.path_weight)
         result = rank_files(index.content.corpus, scores, self.top_n)
         if not self.entity_files or not result.files:
             return result
-        ranking = rank_entities(
-            result.files[: self.entity_files], result.scores, tokens, self._entities,
-            index.content.idf, k1=self.k1, b=self.b, file_weight=self.file_weight, top_n=self.top_n,
-        )  # fmt: skip
+        head = result.files[: self.entity_files]
+        scored = score_entities(head, tokens, self._entities, index.content.idf, k1=self.k1, b=self.b)
+        result, scored = self._rerank(result, scored, query)
+        if self.mention_weight:
+            scored = scored.plus_names(query, index.content.idf, self.mention_weight)
+        ranking = rank_scored(scored, len(head), result.scores, file_weight=self.file_weight, top_n=self.top_n)
         return replace(result, functions=ranking.functions, modules=ranking.modules)
+
+    def _rerank(
+        self, result: RetrievalResult, scored: ScoredEntities, query: str
+    ) -> tuple[RetrievalResult, ScoredEntities]:
+        """Return ``result`` with its first files re-ranked by their score plus ``definition_weight`` times
+        the sum of their ``best_definitions`` definitions' scores plus ``mention_weight`` times the idf of
+        the query's words that name their definitions, and ``scored`` with its files in that order."""
+        n_files = min(self.entity_files, len(result.files))
+        if not scored.docs or not (self.definition_weight or self.mention_weight):
+            return result, scored
+        best = scored.best_sums(n_files, self.best_definitions)
+        named = scored.named(n_files, query, self.index.content.idf)
+        boosted = [s + self.definition_weight * d + self.mention_weight * m for s, d, m in zip(result.scores, best, named)]
+        order = sorted(range(n_files), key=lambda i: -boosted[i])  # stable: ties keep the BM25 order
+        files = [result.files[i] for i in order] + result.files[n_files:]
+        scores = [boosted[i] for i in order] + result.scores[n_files:]
+        return replace(result, files=files, scores=scores), scored.reordered(order)
 
     def reset(self) -> None:
         """Do nothing: answers depend on the query and the index only, and no query is cached."""

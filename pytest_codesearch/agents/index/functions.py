@@ -13,6 +13,9 @@ Ranking is a re-ranking of the files an agent already ranked: the functions of i
 candidate functions) plus ``file_weight`` times their file's score, both scaled to [0, 1]; a module
 scores as its best function, or its own text when it has no method (a class of attributes, a plain
 function). Equal scores keep file rank, then source order.
+
+The same scores feed back into the files (:class:`ScoredEntities`): ``BM25Agent`` re-ranks those best
+files by their best definitions' scores and by the definitions the query names (``agents/builtin/bm25.py``).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache, partial
 
 from pytest_codesearch.agents.index.entitystore import Shape, blob_shapes
-from pytest_codesearch.agents.index.tokenize import count_tokens, tokenize
+from pytest_codesearch.agents.index.tokenize import WORD, count_tokens, tokenize
 from pytest_codesearch.outline import language_of
 
 Reader = Callable[[str], "bytes | None"]
@@ -143,6 +146,75 @@ def _read_shapes(read: Reader, path: str) -> list[Shape] | None:
     return None if data is None else entity_shapes(path, data, NAME_WEIGHT)
 
 
+@dataclass(frozen=True)
+class ScoredEntities:
+    """The entity documents of a ranked list of files, each with its BM25 score for one query.
+
+    ``docs`` come file by file in the files' order, each file's in source order; ``files[i]`` is the
+    position of ``docs[i]``'s file in that list.
+    """
+
+    docs: tuple[EntityDoc, ...]
+    files: tuple[int, ...]
+    text: tuple[float, ...]
+
+    def best_sums(self, n_files: int, best: int) -> list[float]:
+        """Return, per file position below ``n_files``, the sum of the ``best`` highest scores of its documents."""
+        by_file: list[list[float]] = [[] for _ in range(n_files)]
+        for file, score in zip(self.files, self.text):
+            by_file[file].append(score)
+        return [sum(sorted(scores, reverse=True)[:best]) for scores in by_file]
+
+    def named(self, n_files: int, query: str, idf: Callable[[str], float]) -> list[float]:
+        """Return, per file position, the idf sum of the distinct words of ``query`` that name a definition
+        of the file (any part of a qualified name, case left aside: ``Session`` and ``login`` for
+        ``Session.login``); the idf of a name is that of its token (underscores at its ends dropped)."""
+        words = {word.lower() for word in WORD.findall(query)}
+        names: list[set[str]] = [set() for _ in range(n_files)]
+        for file, doc in zip(self.files, self.docs):
+            names[file].update(part.lower() for part in doc.name.rpartition(":")[2].split("."))
+        return [sum(idf(name.strip("_")) for name in found & words) for found in names]
+
+    def plus_names(self, query: str, idf: Callable[[str], float], weight: float) -> ScoredEntities:
+        """Return these documents with ``weight`` times the idf of its own name (the last part of its qualified
+        name, case left aside) added to the score of each one whose name is a word of ``query``."""
+        words = {word.lower() for word in WORD.findall(query)}
+        text = list(self.text)
+        for i, doc in enumerate(self.docs):
+            name = doc.name.rpartition(":")[2].rpartition(".")[2].lower()
+            if name in words:
+                text[i] += weight * idf(name.strip("_"))
+        return ScoredEntities(self.docs, self.files, tuple(text))
+
+    def reordered(self, order: Sequence[int]) -> ScoredEntities:
+        """Return these documents with their files put in ``order`` (old positions, new order first)."""
+        position = {old: new for new, old in enumerate(order)}
+        moved = sorted(range(len(self.docs)), key=lambda i: (position[self.files[i]], i))
+        return ScoredEntities(
+            tuple(self.docs[i] for i in moved), tuple(position[self.files[i]] for i in moved), tuple(self.text[i] for i in moved)
+        )
+
+
+def score_entities(
+    files: Sequence[str],
+    query_tokens: Sequence[str],
+    entities_of: Callable[[str], tuple[EntityDoc, ...]],
+    idf: Callable[[str], float],
+    *,
+    k1: float = 1.2,
+    b: float = 0.75,
+) -> ScoredEntities:
+    """Return the entity documents of ``files`` scored by BM25 (``idf`` given, ``avgdl`` over them)."""
+    docs: list[EntityDoc] = []
+    ranks: list[int] = []
+    for rank, path in enumerate(files):
+        found = entities_of(path)
+        docs.extend(found)
+        ranks.extend([rank] * len(found))
+    text = _bm25(docs, query_tokens, idf, k1, b) if docs else []
+    return ScoredEntities(tuple(docs), tuple(ranks), tuple(text))
+
+
 def rank_entities(
     files: Sequence[str],
     file_scores: Sequence[float],
@@ -156,17 +228,20 @@ def rank_entities(
     top_n: int = 50,
 ) -> EntityRanking:
     """Return the functions and modules of ``files`` (ranked, with ``file_scores``) ranked for the query."""
-    docs: list[EntityDoc] = []
-    ranks: list[int] = []
-    for rank, path in enumerate(files):
-        found = entities_of(path)
-        docs.extend(found)
-        ranks.extend([rank] * len(found))
+    scored = score_entities(files, query_tokens, entities_of, idf, k1=k1, b=b)
+    return rank_scored(scored, len(files), file_scores, file_weight=file_weight, top_n=top_n)
+
+
+def rank_scored(
+    scored: ScoredEntities, n_files: int, file_scores: Sequence[float], *, file_weight: float = 0.5, top_n: int = 50
+) -> EntityRanking:
+    """Return the functions and modules of ``scored`` by their text score plus ``file_weight`` times their
+    file's score (of ``file_scores``, by file position; ``1 / rank`` when too few), both scaled to [0, 1]."""
+    docs, ranks, text = scored.docs, scored.files, scored.text
     if not docs:
         return EntityRanking([], [])
-    text = _bm25(docs, query_tokens, idf, k1, b)
-    prior = list(file_scores) if len(file_scores) >= len(files) else [1.0 / (r + 1) for r in range(len(files))]
-    best_text, best_file = max(text) or 1.0, max(prior[: len(files)]) or 1.0
+    prior = list(file_scores) if len(file_scores) >= n_files else [1.0 / (r + 1) for r in range(n_files)]
+    best_text, best_file = max(text) or 1.0, max(prior[:n_files]) or 1.0
     combined = [text[i] / best_text + file_weight * prior[ranks[i]] / best_file for i in range(len(docs))]
     order = sorted(range(len(docs)), key=lambda i: (-combined[i], ranks[i], i))
     kept = [i for i in order if combined[i] > 0]
