@@ -131,5 +131,19 @@ def test_score_fusion_keeps_how_far_ahead_a_member_is_and_takes_any_agent() -> N
 def test_other_languages_give_entities_by_their_outline() -> None:
     go = b"package cart\n\ntype Cart struct{ items []int }\n\nfunc (c *Cart) Add(item int) {\n\tc.items = append(c.items, item)\n}\n"
     docs = file_entities("cart/cart.go", go)
-    assert ("cart/cart.go:Cart.Add", "cart/cart.go:Cart", True) in [(d.name, d.module, d.is_function) for d in docs]
+    # a Go method is top level, so its own module, as the truth names it (``outline/modules.py``)
+    assert ("cart/cart.go:Cart.Add", "cart/cart.go:Cart.Add", True) in [(d.name, d.module, d.is_function) for d in docs]
     assert file_entities("notes.txt", b"def f(): pass\n") == ()
+
+
+def test_a_files_modules_follow_the_truths_rule_in_every_language() -> None:
+    from test_function_answers import CART_CPP, SHOP_RB
+
+    cpp = {d.name: d.module for d in file_entities("src/cart.cpp", CART_CPP.encode())}
+    assert cpp == {
+        "src/cart.cpp:shop::billing::Cart": "src/cart.cpp:shop::billing::Cart",
+        "src/cart.cpp:shop::billing::Cart::add": "src/cart.cpp:shop::billing::Cart",  # defined in its class
+        "src/cart.cpp:shop::billing::Cart::total": "src/cart.cpp:shop::billing::Cart::total",  # outside it
+    }
+    ruby = {d.name: d.module for d in file_entities("lib/shop.rb", SHOP_RB.encode()) if d.is_function}
+    assert ruby == {"lib/shop.rb:Shop.Cart.add": "lib/shop.rb:Shop.Cart"}  # a Ruby module is no module

@@ -72,8 +72,10 @@ def file_chunks(path: str, text: str, options: ChunkOptions = ChunkOptions()) ->
 def _definitions(path: str, text: str, lines: list[str], max_chars: int) -> list[Chunk]:
     """Return a chunk per function and per top-level class of the outlined file, in source order."""
     from pytest_codesearch.outline import outline
+    from pytest_codesearch.outline.modules import module_names
 
     outlined = outline(path, text).definitions
+    modules = module_names(outlined)  # the truth's rule (``outline/modules.py``)
     definitions = [d for d in outlined if not d.in_function and (d.is_function or d.top_level)]
     owner = [-1] * len(lines)  # the definition each line counts for: its function, else its class
     for number, definition in sorted(enumerate(definitions), key=lambda pair: pair[1].is_function):
@@ -89,7 +91,7 @@ def _definitions(path: str, text: str, lines: list[str], max_chars: int) -> list
         if not body:
             continue
         name = f"{path}:{definition.qualname}"
-        module = f"{path}:{definition.qualname.split('.', 1)[0]}"
+        module = f"{path}:{modules[definition.qualname]}"
         kind = FUNCTION if definition.is_function else CLASS
         chunks.append(Chunk(path, kind, _text(f"{path} {definition.qualname}", body, max_chars), name, module))
     return chunks

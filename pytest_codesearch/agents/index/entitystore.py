@@ -3,13 +3,13 @@
 bm25's function-level answers outline and tokenise the best files of every case
 (:func:`~pytest_codesearch.agents.index.functions.entity_shapes`): parsing a large file costs tens of
 milliseconds, and a gold set asks for the same blobs at many commits, in every run. A blob's shapes (each
-definition's qualified name, kind and token counts) depend only on its content, the outline's language
+definition's qualified name, kind, token counts and module) depend only on its content, the outline's language
 (the file's extension) and the name weight, so they are kept by that key: in this process (the last
-:data:`CACHED_BLOBS`), and in the shared index store's folder (``<cache_dir>/indexes/e2-<code digest>/``,
+:data:`CACHED_BLOBS`), and in the shared index store's folder (``<cache_dir>/indexes/e3-<code digest>/``,
 :func:`~pytest_codesearch.agents.index.indexstore.shared_index_store`), where a later run or another
 xdist worker finds them. Files there are written atomically, never changed, and pruned with the indexes;
 they hold the shapes in :mod:`marshal`'s format (counts as plain dicts), which loads without building
-anything in Python, and a file that does not load as a list of 3-tuples is made again.
+anything in Python, and a file that does not load as a list of 4-tuples is made again.
 """
 
 from __future__ import annotations
@@ -26,12 +26,13 @@ from pytest_codesearch import outline as outline_package
 from pytest_codesearch.agents.index import tokenize
 from pytest_codesearch.agents.index.filestore import FileStore, source_digest
 
-FORMAT = "e2"
+FORMAT = "e3"
 CACHED_BLOBS = 8192
 """Blobs whose shapes a process keeps in memory, least recently used dropped first."""
 
-Shape = tuple[str, bool, Mapping[str, int]]
-"""What a file's entity document owes to its content alone: qualified name, whether a function, counts."""
+Shape = tuple[str, bool, Mapping[str, int], str]
+"""What a file's entity document owes to its content alone: qualified name, whether a function, counts,
+and the qualified name of its module."""
 Key = tuple[str, str, int]
 """(blob id, language key of the file's extension, name weight)."""
 
@@ -102,7 +103,7 @@ def _load(key: Key) -> list[Shape] | None:
         rows = marshal.loads(data)
     except (ValueError, EOFError, TypeError):  # cut short, or not ours: make it again
         return None
-    if not isinstance(rows, list) or not all(isinstance(row, tuple) and len(row) == 3 for row in rows):
+    if not isinstance(rows, list) or not all(isinstance(row, tuple) and len(row) == 4 for row in rows):
         return None
     store.loaded += 1
     return rows
@@ -113,4 +114,5 @@ def _save(key: Key, shapes: list[Shape]) -> None:
     store = entity_store()
     if store is None:
         return
-    store.write(_path(store.root, key), marshal.dumps([(name, function, dict(counts)) for name, function, counts in shapes]))
+    rows = [(name, function, dict(counts), module) for name, function, counts, module in shapes]
+    store.write(_path(store.root, key), marshal.dumps(rows))

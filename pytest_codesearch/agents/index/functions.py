@@ -81,21 +81,23 @@ def _entities(path: str, data: bytes, name_weight: int) -> tuple[EntityDoc, ...]
     return tuple(_entity_doc(path, *shape) for shape in entity_shapes(path, data, name_weight))
 
 
-def _entity_doc(path: str, qualname: str, is_function: bool, counts: Mapping[str, int]) -> EntityDoc:
+def _entity_doc(path: str, qualname: str, is_function: bool, counts: Mapping[str, int], module: str) -> EntityDoc:
     """Return the document of the definition ``qualname`` of the file ``path`` (its counts shared, not copied)."""
-    top = qualname.split(".", 1)[0]
-    return EntityDoc(f"{path}:{qualname}", f"{path}:{top}", is_function, counts, sum(counts.values()))
+    return EntityDoc(f"{path}:{qualname}", f"{path}:{module}", is_function, counts, sum(counts.values()))
 
 
 def entity_shapes(path: str, data: bytes, name_weight: int) -> list[Shape]:
-    """Return the qualified name, kind and token counts of each entity document of ``data`` (see the module).
+    """Return the qualified name, kind, token counts and module (``outline/modules.py``, the truth's rule)
+    of each entity document of ``data`` (see the module).
 
     Only the extension of ``path`` matters (it picks the outline's language): the same content gives
     the same shapes under any name with that extension.
     """
     from pytest_codesearch.outline import outline
+    from pytest_codesearch.outline.modules import module_names
 
     outlined = outline(path, data).definitions
+    modules = module_names(outlined)
     definitions = [d for d in outlined if not d.in_function and (d.is_function or d.top_level)]
     if not definitions:
         return []
@@ -112,7 +114,7 @@ def entity_shapes(path: str, data: bytes, name_weight: int) -> list[Shape]:
         found = count_tokens("\n".join(text))  # no word spans a line: the sum of each line's counts
         for token in tokenize(definition.qualname.replace(".", " ")):
             found[token] += name_weight
-        shapes.append((definition.qualname, definition.is_function, found))
+        shapes.append((definition.qualname, definition.is_function, found, modules[definition.qualname]))
     return shapes
 
 
