@@ -207,7 +207,7 @@ class _TreeLister:
         path = prefix.rstrip("/")
         try:
             kind, data = self.repo.odb.read(oid)
-        except (KeyError, pygit2.GitError):
+        except KeyError:  # a corrupt object raises GitError, which names what is wrong: it passes through
             raise MaterializeError(f"object {oid} for {path!r} is missing from the repository") from None
         if int(kind) != pygit2.enums.ObjectType.TREE:
             raise MaterializeError(f"object {oid} for {path!r} is a {_TYPE_NAMES.get(int(kind), 'object')}")
