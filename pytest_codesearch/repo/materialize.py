@@ -6,15 +6,15 @@ with its blob id and size, every entry that was left out with the reason, and th
 be read from. Several processes may ask for the same tree at once: each builds in its own temporary directory beside the
 target and renames it into place, so a reader sees either no directory or a complete one (PITFALLS 23).
 
-:func:`list_tree` gives the same listing without writing any file (about 1 ms for 2,000 files, against
-about 1 ms *a file* to write them): a manifest may exist before, or without, its directory.
+:func:`list_tree` (``listing.py``) gives the same listing without writing any file (about 1 ms for 2,000
+files, against about 1 ms *a file* to write them): a manifest may exist before, or without, its directory.
+Which entries are left out, and why, is ``entries.py``'s, for both.
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -22,6 +22,16 @@ from typing import TypeVar
 import pygit2
 
 from pytest_codesearch.repo.blobs import BlobStore
+from pytest_codesearch.repo.entries import (
+    MISSING_BLOB,
+    TREE,
+    TYPE_MASK,
+    MaterializeError,
+    git_dir,
+    is_safe_name,
+    refusal,
+)
+from pytest_codesearch.repo.listing import SubtreeMemo, list_tree
 from pytest_codesearch.repo.manifest import (
     MANIFEST_VERSION,
     ManifestFile,
@@ -37,6 +47,7 @@ from pytest_codesearch.repo.seal import remove_tree, seal_directory, seal_path
 
 __all__ = [
     "MANIFEST_VERSION",
+    "MISSING_BLOB",
     "ManifestFile",
     "MaterializeError",
     "SkippedEntry",
@@ -51,26 +62,11 @@ __all__ = [
     "write_manifest",
 ]
 
-_TYPE_MASK = 0o170000
-_TREE = 0o040000
-_REGULAR = 0o100000
-_SYMLINK = 0o120000
-_GITLINK = 0o160000
-
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
 _FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
 _HAS_DIR_FD = {os.open, os.mkdir} <= os.supports_dir_fd
 
 _Kind = TypeVar("_Kind", pygit2.Tree, pygit2.Blob)
-
-
-MISSING_BLOB = "missing blob"
-"""The reason a file whose blob the repository lacks is left out of a snapshot (a partial clone, a mirror
-that keeps its largest files out): the snapshot holds the rest, and only a case that needs the file fails."""
-
-
-class MaterializeError(Exception):
-    """The object database cannot supply a tree completely (a missing or mistyped object)."""
 
 
 def materialize_tree(
@@ -128,155 +124,7 @@ def _write_tree(repo: pygit2.Repository, tree: pygit2.Tree, root: Path, blobs: B
     writer = _TreeWriter(repo, blobs)
     with _Directory.open(str(root)) as directory:
         writer.write(tree, directory, "")
-    return TreeListing(str(tree.id), tuple(writer.files), tuple(writer.skipped), _git_dir(repo))
-
-
-SubtreeMemo = MutableMapping[tuple[str, str], tuple[tuple[ManifestFile, ...], tuple[SkippedEntry, ...]]]
-"""Listings of subtrees already walked, keyed by (subtree id, path prefix): see :func:`list_tree`."""
-
-
-def list_tree(repo: pygit2.Repository, tree: pygit2.Tree, memo: SubtreeMemo | None = None) -> TreeListing:
-    """Return the listing :func:`materialize_tree` would write for ``tree``, reading no blob content.
-
-    Sizes come from object headers. A name taken twice is skipped as a "duplicate name"; a pair of names
-    differing only in case is kept (the directory, written on a case-insensitive disk, would keep one).
-    With a ``memo`` shared across calls, a subtree listed before at the same path is not walked again:
-    consecutive commits share all but a few subtrees. A file whose blob the repository lacks is skipped
-    as a ``MISSING_BLOB``. Raises ``MaterializeError`` for a missing or mistyped subtree.
-    """
-    try:
-        lister = _TreeLister(repo, {} if memo is None else memo, len(tree.id.raw))
-        files, skipped = lister.walk(tree.id, "")
-    except MaterializeError as exc:
-        raise MaterializeError(f"tree {tree.id}: {exc}") from None
-    return TreeListing(str(tree.id), files, skipped, _git_dir(repo))
-
-
-def _git_dir(repo: pygit2.Repository) -> str:
-    """Return the absolute git directory of ``repo``, without a trailing separator."""
-    return os.path.abspath(repo.path)
-
-
-@dataclass
-class _TreeLister:
-    """Walks a tree depth first like :class:`_TreeWriter`, recording what it would write.
-
-    It reads each tree object's raw entries (``<octal mode> <name>\\0<binary id>``) itself rather than
-    through pygit2's entry objects, which cost several Python objects and an enum per entry: listing the
-    274 SWE-bench Lite snapshots went from 4.2 to about 1.4 CPU-seconds.
-    """
-
-    repo: pygit2.Repository
-    memo: SubtreeMemo
-    width: int = 20
-
-    def walk(self, oid: pygit2.Oid, prefix: str) -> tuple[tuple[ManifestFile, ...], tuple[SkippedEntry, ...]]:
-        """Return the files and skipped entries of the tree ``oid``, whose posix path is ``prefix``."""
-        key = (str(oid), prefix)
-        known = self.memo.get(key)
-        if known is not None:
-            return known
-        files: list[ManifestFile] = []
-        skipped: list[SkippedEntry] = []
-        seen: set[bytes] = set()
-        for mode, raw_name, raw_id in _entries(self._tree_data(oid, prefix), self.width, key[0]):
-            name, reason = _NAMES.get(raw_name) or _name(raw_name)
-            path = prefix + name
-            reason = reason or _mode_refusal(mode)
-            if reason is None and raw_name in seen:
-                reason = "duplicate name"
-            elif reason is None:
-                seen.add(raw_name)
-            if reason is not None:
-                skipped.append(SkippedEntry(path, mode, raw_id.hex(), reason))
-            elif mode & _TYPE_MASK == _TREE:
-                below = self.walk(pygit2.Oid(raw=raw_id), path + "/")
-                files.extend(below[0])
-                skipped.extend(below[1])
-            else:
-                size = self._size(raw_id, path)
-                if size is None:
-                    skipped.append(SkippedEntry(path, mode, raw_id.hex(), MISSING_BLOB))
-                else:
-                    files.append(ManifestFile(path, raw_id.hex(), size, bool(mode & 0o111)))
-        self.memo[key] = found = (tuple(files), tuple(skipped))
-        return found
-
-    def _tree_data(self, oid: pygit2.Oid, prefix: str) -> bytes:
-        """Return the raw entries of the tree ``oid``; raise ``MaterializeError`` if it is missing or no tree."""
-        path = prefix.rstrip("/")
-        try:
-            kind, data = self.repo.odb.read(oid)
-        except KeyError:  # a corrupt object raises GitError, which names what is wrong: it passes through
-            raise MaterializeError(f"object {oid} for {path!r} is missing from the repository") from None
-        if int(kind) != pygit2.enums.ObjectType.TREE:
-            raise MaterializeError(f"object {oid} for {path!r} is a {_TYPE_NAMES.get(int(kind), 'object')}")
-        return bytes(data)
-
-    def _size(self, raw_id: bytes, path: str) -> int | None:
-        """Return the size of the blob ``raw_id`` names, or None when the repository lacks it.
-
-        Sizes are remembered by repository and blob id for the process (:data:`_BLOB_SIZES`): a changed
-        directory of a later commit holds mostly blobs listed before, and a header read costs more.
-        """
-        sizes = _BLOB_SIZES.get(self.repo.path)
-        if sizes is None or len(sizes) >= _BLOB_SIZES_LIMIT:
-            sizes = _BLOB_SIZES[self.repo.path] = {}
-        known = sizes.get(raw_id)
-        if known is not None:
-            return known
-        oid = pygit2.Oid(raw=raw_id)
-        try:
-            kind, size = _read_header(self.repo, oid)
-        except (KeyError, pygit2.GitError):
-            return None
-        if kind != pygit2.enums.ObjectType.BLOB:
-            raise MaterializeError(f"object {oid} for {path!r} is not a blob")
-        sizes[raw_id] = size = int(size)
-        return size
-
-
-_BLOB_SIZES: dict[str, dict[bytes, int]] = {}
-"""Blob sizes by repository (another clone may lack a blob this one has) and binary id, read once per process."""
-_BLOB_SIZES_LIMIT = 1 << 19
-_NAMES: dict[bytes, tuple[str, str | None]] = {}
-"""Each entry name seen: its decoded form and why it is refused (None: safe). Names repeat across trees."""
-_TYPE_NAMES = {1: "commit", 2: "tree", 3: "blob", 4: "tag"}
-
-
-def _entries(data: bytes, width: int, tree_id: str) -> Iterator[tuple[int, bytes, bytes]]:
-    """Yield (mode, raw name, raw id) of each entry of a tree object's raw ``data``."""
-    at, end = 0, len(data)
-    try:
-        while at < end:
-            space = data.index(b" ", at)
-            nul = data.index(b"\0", space)
-            mode = int(data[at:space], 8)
-            at = nul + 1 + width
-            if at > end:
-                raise ValueError("an entry's id is cut short")
-            yield mode, data[space + 1 : nul], data[nul + 1 : at]
-    except ValueError as exc:
-        raise MaterializeError(f"tree {tree_id} is malformed: {exc}") from None
-
-
-def _name(raw_name: bytes) -> tuple[str, str | None]:
-    """Return (and remember) the decoded ``raw_name`` and why it is refused, None when it is safe."""
-    if len(_NAMES) >= _BLOB_SIZES_LIMIT:
-        _NAMES.clear()
-    _NAMES[raw_name] = found = (os.fsdecode(raw_name), None if is_safe_name(raw_name) else "unsafe name")
-    return found
-
-
-def _read_header(repo: pygit2.Repository, oid: pygit2.Oid) -> tuple[int, int]:
-    """Return (object type, size) without loading the content where pygit2 allows (``Odb.read_header``,
-    pygit2 >= 1.19; older releases, the newest on Python 3.10, read the object)."""
-    read_header = getattr(repo.odb, "read_header", None)
-    if read_header is not None:
-        kind, size = read_header(oid)
-        return int(kind), int(size)
-    kind, data = repo.odb.read(oid)
-    return int(kind), len(data)
+    return TreeListing(str(tree.id), tuple(writer.files), tuple(writer.skipped), git_dir(repo))
 
 
 @dataclass
@@ -336,11 +184,11 @@ class _TreeWriter:
             raw_name = entry.raw_name or b""
             name = os.fsdecode(raw_name)
             path = prefix + name
-            reason = _refusal(raw_name, entry.filemode)
+            reason = refusal(raw_name, entry.filemode)
             try:
                 if reason is not None:
                     self._skip(path, entry, reason)
-                elif entry.filemode & _TYPE_MASK == _TREE:
+                elif entry.filemode & TYPE_MASK == TREE:
                     self._write_subtree(entry, directory, name, path)
                 else:
                     self._write_blob(entry, directory, name, path)
@@ -387,35 +235,3 @@ def _checked(found: pygit2.Object | None, kind: type[_Kind], entry: pygit2.Objec
         what = "missing from the repository" if found is None else f"a {found.type_str}"
         raise MaterializeError(f"object {entry.id} for {path!r} is {what}")
     return found
-
-
-def _refusal(raw_name: bytes, mode: int) -> str | None:
-    """Return why an entry must not be written, or None if it is a file or directory we can create."""
-    if not is_safe_name(raw_name):
-        return "unsafe name"
-    return _mode_refusal(mode)
-
-
-def _mode_refusal(mode: int) -> str | None:
-    """Return why an entry of ``mode`` must not be written (a link, a submodule...), or None."""
-    kind = mode & _TYPE_MASK
-    if kind == _SYMLINK:
-        return "symlink"
-    if kind == _GITLINK:
-        return "submodule"
-    if kind not in (_TREE, _REGULAR):
-        return "unsupported mode"
-    return None
-
-
-def is_safe_name(raw_name: bytes) -> bool:
-    """Return whether a tree entry name is one plain path component that is not ``.git`` in any case.
-
-    Refuses empty names, ``.`` and ``..``, names holding a separator or NUL, and ``.git`` with any casing
-    or the trailing dots and spaces that Windows ignores.
-    """
-    if raw_name in (b"", b".", b"..") or b"/" in raw_name or b"\0" in raw_name:
-        return False
-    if os.altsep is not None and os.altsep.encode() in raw_name:
-        return False
-    return raw_name.rstrip(b". ").lower() != b".git"
