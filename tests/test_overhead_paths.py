@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from pytest_codesearch.session.junit import _metric_property, junit_properties as _properties
-from pytest_codesearch.runs.journal import JournalHeader, RunRecords
+from example_project import read_results, write_project
+from pytest_codesearch.runs.journal import JournalHeader, RunRecords, read_goldset_counts, write_goldset_counts
 from pytest_codesearch.report.model import CaseResult, RunInfo
 from pytest_codesearch.session.run_end import goldset_cases, is_partial_run
 from pytest_codesearch.scoring import SourceFiles, classify_miss, score_case
@@ -103,6 +104,25 @@ def test_partial_run_counts_against_collected_gold_sets(tmp_path: Path) -> None:
     assert not is_partial_run(records, tmp_path, 1, {"g.jsonl": 2})
     assert is_partial_run(records, tmp_path, 1, {"g.jsonl": 3})
     assert not is_partial_run(records, tmp_path, 1, {"g.jsonl": 3}, limit=2)  # the limit is what the run is
+
+
+def test_gold_set_counts_written_by_workers_are_read_back_merged(tmp_path: Path) -> None:
+    write_goldset_counts(tmp_path / "w", {"a.jsonl": 3})
+    write_goldset_counts(tmp_path / "w", {"a.jsonl": 3, "b.jsonl": 0})  # the same process again
+    (tmp_path / "w" / "goldsets-1.json").write_text('{"a.jsonl": "3", "c.jsonl": 1')  # not whole: ignored
+    assert read_goldset_counts(tmp_path / "w") == {"a.jsonl": 3, "b.jsonl": 0}
+    assert read_goldset_counts(tmp_path / "absent") == {}
+
+
+def test_under_xdist_a_partial_rerun_is_told_from_the_workers_counts(pytester: pytest.Pytester) -> None:
+    write_project(pytester.path)
+    pytester.runpytest("--codesearch-agent=oracle", "-n", "2").assert_outcomes(passed=3)
+    full = read_results(pytester.path)
+    rerun = pytester.runpytest("--codesearch-agent=oracle", "-n", "2", "-k", "login")
+    rerun.assert_outcomes(passed=1)  # the workers deselect: the controller shows no count
+    assert read_results(pytester.path) == full
+    assert [c["id"] for c in read_results(pytester.path, "codesearch-report/partial")["cases"]] == ["login"]
+    assert not (pytester.path / "codesearch-report" / ".workers").exists()  # the counts went with the journals
 
 
 def _result(case_id: str) -> CaseResult:

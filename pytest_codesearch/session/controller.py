@@ -27,6 +27,7 @@ from pytest_codesearch.runs.journal import (
     JournalHeader,
     JournalWriter,
     RunRecords,
+    read_goldset_counts,
     read_worker_records,
     remove_worker_journals,
     worker_journal_dir,
@@ -143,7 +144,11 @@ class RunCollector:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
-        """Under xdist the controller collects nothing: the workers' node ids are the universe."""
+        """Under xdist the controller collects nothing: the workers' node ids are the universe, and their
+        counts of each gold set's cases tell a partial run (``records.hand_over_goldset_counts``)."""
+        if self.state.run_token is not None:
+            directory = worker_journal_dir(self.state.settings.report_dir, self.state.run_token)
+            self.state.goldset_cases.update(read_goldset_counts(directory))
         self._collected([base_nodeid(i) for i in ids if is_case_nodeid(i)])
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:

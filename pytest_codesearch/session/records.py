@@ -13,7 +13,7 @@ import pytest
 
 from pytest_codesearch.recordtext import MAX_FAILURE_CHARS, clip, safe_text
 from pytest_codesearch.report.model import CaseResult
-from pytest_codesearch.runs.journal import WorkerJournal, worker_journal_dir
+from pytest_codesearch.runs.journal import WorkerJournal, worker_journal_dir, write_goldset_counts
 from pytest_codesearch.session.items import CASE_RESULT, BrokenEntryItem, CaseItem
 from pytest_codesearch.session.state import STATE, RunState
 
@@ -51,6 +51,13 @@ def attach_record(item: pytest.Item, report: pytest.TestReport) -> None:
             setattr(report, CASE_ATTRIBUTE, text)
     elif isinstance(item, BrokenEntryItem):
         setattr(report, INVALID_ATTRIBUTE, item.invalid_entry().model_dump_json())
+
+
+def hand_over_goldset_counts(state: RunState) -> None:
+    """An xdist worker's end of collection: write how many valid cases each gold set holds where the
+    controller reads them (``runs.journal.write_goldset_counts``), before the worker reports its collection."""
+    if state.worker_id is not None and state.run_token:
+        write_goldset_counts(worker_journal_dir(state.settings.report_dir, state.run_token), state.goldset_cases)
 
 
 def _record_json(item: CaseItem, report: pytest.TestReport) -> tuple[CaseResult, str]:
