@@ -44,6 +44,15 @@ def test_properties_share_equal_pairs_between_cases() -> None:
     assert first[1] is second[1] and first[0] is second[0]
 
 
+def test_properties_of_equal_metrics_are_shared_but_keep_the_sign_of_zero() -> None:
+    zero = _result("z").model_copy(update={"metrics": {"recall": 0.0, "hit@1": 1.0}})
+    minus = _result("m").model_copy(update={"metrics": {"recall": -0.0, "hit@1": 1.0}})
+    assert _properties(zero)[1:3] == [("recall", 0.0), ("hit@1", 1.0)]
+    assert _properties(zero)[1] is _properties(zero.model_copy())[1]
+    assert math.copysign(1.0, _properties(minus)[1][1]) == -1.0  # type: ignore[arg-type]
+    assert math.copysign(1.0, _properties(zero)[1][1]) == 1.0  # type: ignore[arg-type]
+
+
 def test_properties_tell_true_from_one() -> None:
     flagged = _result("c").model_copy(update={"nondeterministic": True, "attempts": 2, "invalid_paths": 1})
     assert _properties(flagged)[-3:] == [("invalid_paths", 1), ("attempts", 2), ("nondeterministic", True)]
