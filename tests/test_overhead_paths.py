@@ -134,6 +134,17 @@ def test_under_xdist_a_partial_rerun_is_told_from_the_workers_counts(pytester: p
     assert not (pytester.path / "codesearch-report" / ".workers").exists()  # the counts went with the journals
 
 
+def test_case_items_locate_themselves_as_pytest_would(pytester: pytest.Pytester) -> None:
+    write_project(pytester.path)
+    (pytester.path / "sub").mkdir()
+    write_project(pytester.path / "sub", name="more.jsonl")
+    items, _ = pytester.inline_genitems("--codesearch-agent=oracle,bm25")
+    assert len(items) == 12
+    for item in items:
+        assert item.location == pytest.Item.location.func(item)  # type: ignore[attr-defined]
+    assert {item.location[0] for item in items} == {"cases.jsonl", "sub/more.jsonl"}
+
+
 def _result(case_id: str) -> CaseResult:
     return CaseResult(
         id=case_id, goldset="g.jsonl", agent="x", query="q", nodeid=f"g.jsonl::{case_id}[x]",
