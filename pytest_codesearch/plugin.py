@@ -324,10 +324,14 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
-    """Attach the case record (JSON text) to the call report, so it crosses xdist intact."""
+    """Hand the case record to the controller with the call report; an xdist worker packs the JUnit XML
+    properties of its call and teardown reports (``session/records.py``)."""
     report = yield
-    if call.when == "call" and STATE in item.config.stash:
-        from pytest_codesearch.session.records import attach_record
+    if call.when != "setup" and STATE in item.config.stash:
+        from pytest_codesearch.session.records import attach_record, pack_properties
 
-        attach_record(item, report)
+        if call.when == "call":
+            attach_record(item, report)
+        else:
+            pack_properties(item, report)
     return report

@@ -145,6 +145,40 @@ def test_case_items_locate_themselves_as_pytest_would(pytester: pytest.Pytester)
     assert {item.location[0] for item in items} == {"cases.jsonl", "sub/more.jsonl"}
 
 
+PROPERTY_PROBE = """
+import os
+
+def pytest_runtest_logreport(report):
+    if report.when != "setup" and "PYTEST_XDIST_WORKER" not in os.environ:  # the controller, or a serial run
+        with open("seen.txt", "a") as seen:
+            seen.write(f"{report.nodeid} {[type(p).__name__ for p in report.user_properties][:1]} "
+                       f"{'codesearch_properties' in vars(report)}\\n")
+"""
+
+
+def _properties_of(xml: str) -> dict[str, list[tuple[str, str]]]:
+    import xml.etree.ElementTree as ET
+
+    timed = {"latency_ms", "index_ms"}
+    return {
+        case.get("name", ""): [(p.get("name", ""), "" if p.get("name") in timed else p.get("value", "")) for p in case.iter("property")]
+        for case in ET.fromstring(xml).iter("testcase")
+    }
+
+
+def test_under_xdist_junit_properties_travel_packed_and_arrive_as_in_a_serial_run(pytester: pytest.Pytester) -> None:
+    write_project(pytester.path)
+    pytester.makeconftest(PROPERTY_PROBE)
+    args = ["--codesearch-agent=oracle,keyword", "--codesearch-seed=3"]
+    pytester.runpytest(*args, "--junitxml=serial.xml").assert_outcomes(passed=6)
+    pytester.runpytest(*args, "-n", "2", "--junitxml=parallel.xml").assert_outcomes(passed=6)
+    serial = _properties_of((pytester.path / "serial.xml").read_text())
+    assert serial == _properties_of((pytester.path / "parallel.xml").read_text())
+    assert len(serial) == 6 and all(props[0] == ("codesearch_status", "ok") and len(props) > 30 for props in serial.values())
+    seen = (pytester.path / "seen.txt").read_text().splitlines()
+    assert len(seen) == 24 and all(line.endswith("['tuple'] False") for line in seen)  # other plugins see tuples
+
+
 def _result(case_id: str) -> CaseResult:
     return CaseResult(
         id=case_id, goldset="g.jsonl", agent="x", query="q", nodeid=f"g.jsonl::{case_id}[x]",

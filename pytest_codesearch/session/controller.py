@@ -35,7 +35,7 @@ from pytest_codesearch.runs.journal import (
 from pytest_codesearch.runs.reportdir import ReportDirBusy, ReportLock, supersede
 from pytest_codesearch.runs.resume import file_digest
 from pytest_codesearch.scoring import metric_names, optional_metric_names
-from pytest_codesearch.session.records import CASE_ATTRIBUTE, INDEX_ATTRIBUTE, INVALID_ATTRIBUTE
+from pytest_codesearch.session.records import CASE_ATTRIBUTE, INDEX_ATTRIBUTE, INVALID_ATTRIBUTE, restore_properties
 from pytest_codesearch.session.run_end import RunEnd
 from pytest_codesearch.session.progress import Progress, collected_line, progress_wanted
 from pytest_codesearch.session.state import RunState
@@ -150,6 +150,13 @@ class RunCollector:
             directory = worker_journal_dir(self.state.settings.report_dir, self.state.run_token)
             self.state.goldset_cases.update(read_goldset_counts(directory))
         self._collected([base_nodeid(i) for i in ids if is_case_nodeid(i)])
+
+    @pytest.hookimpl(tryfirst=True, specname="pytest_runtest_logreport")
+    def pytest_runtest_logreport_properties(self, report: pytest.TestReport) -> None:
+        """Give an xdist worker's call and teardown reports their JUnit XML properties back before any other
+        plugin reads them (``records.pack_properties``)."""
+        if report.when != "setup":
+            restore_properties(report)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Journal the case record made in this process or carried by the report; count a case an xdist
