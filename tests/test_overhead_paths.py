@@ -146,10 +146,13 @@ def test_case_items_locate_themselves_as_pytest_would(pytester: pytest.Pytester)
 
 
 PROPERTY_PROBE = """
-import os
+WORKER = []
+
+def pytest_configure(config):
+    WORKER[:] = [hasattr(config, "workerinput")]
 
 def pytest_runtest_logreport(report):
-    if report.when != "setup" and "PYTEST_XDIST_WORKER" not in os.environ:  # the controller, or a serial run
+    if report.when != "setup" and not WORKER[0]:  # the controller, or a serial run
         with open("seen.txt", "a") as seen:
             seen.write(f"{report.nodeid} {[type(p).__name__ for p in report.user_properties][:1]} "
                        f"{'codesearch_properties' in vars(report)}\\n")
