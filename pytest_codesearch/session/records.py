@@ -27,9 +27,10 @@ INVALID_ATTRIBUTE = "codesearch_invalid"
 INDEX_ATTRIBUTE = "codesearch_index_ms"
 """Attribute of an xdist worker's call report whose case paid for indexing: its ``index_ms`` (progress lines)."""
 PROPERTIES_ATTRIBUTE = "codesearch_properties"
-"""Attribute of an xdist worker's call report carrying its ``user_properties`` as one JSON text; the controller
-puts them back before any other plugin reads them (``restore_properties``). execnet writes and reads each
-name and value of a case's 36 pairs one at a time in pure Python: about 60 us a report on each side."""
+"""Attribute of an xdist worker's call and teardown reports of a case carrying their ``user_properties`` as one
+JSON text; the controller puts them back before any other plugin reads them (``restore_properties``). execnet
+writes and reads each name and value of a case's 36 pairs one at a time in pure Python: about 60 us a report
+on each side."""
 _JSON_SCALARS = (str, int, float, bool, type(None))
 
 
@@ -68,7 +69,8 @@ def pack_properties(item: pytest.Item, report: pytest.TestReport) -> None:
     if not isinstance(item, CaseItem) or item.config.stash[STATE].worker_id is None:
         return
     pairs = report.user_properties
-    if pairs and all(type(n) is str and type(v) in _JSON_SCALARS for n, v in pairs):
+    plain = all(type(p) is tuple and len(p) == 2 and type(p[0]) is str and type(p[1]) in _JSON_SCALARS for p in pairs)
+    if pairs and plain:
         setattr(report, PROPERTIES_ATTRIBUTE, json.dumps(pairs))
         report.user_properties = []
 
