@@ -1,7 +1,8 @@
 """Harness overhead: pytest-codesearch items vs bare pytest items, same count, same process setup.
 
 Builds a temporary project with N cases over a small plain directory and an agent that answers at
-once, then times (median of 3 subprocess runs each):
+once, then times (median of 3 subprocess runs each, the configurations taken in turn so that they share
+the load of a busy machine):
 
 * ``pytest --codesearch-agent=instant --codesearch-runs=1 cases.jsonl``: our whole pipeline
   (collection of the gold set, snapshot listing, agent call, normalisation, scoring, report files);
@@ -28,7 +29,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 CONFTEST = """
 import pytest_codesearch as pcs
@@ -50,6 +53,7 @@ def pytest_unconfigure(config):
         out.write(f"{use.ru_utime + use.ru_stime}\\n")
 """
 """A plugin (``-p cpuprobe``) that appends the controller's own CPU time (its threads included) to a file."""
+T = TypeVar("T")
 TARGET = 1.2
 """Issue 23: the harness at 10,000 items within 1.2x bare parametrized pytest."""
 
@@ -111,6 +115,21 @@ def controller_cpu(root: Path, *args: str, repeat: int = 3) -> float:
     return statistics.median(float(line) for line in probe.read_text().split())
 
 
+def interleaved(measure: Callable[[tuple[str, ...]], T], configurations: dict[str, tuple[str, ...]], repeat: int) -> dict[str, list[T]]:
+    """Return ``repeat`` measures of each configuration, taken in turn (ours, bare, ours, bare, ...): on a
+    shared machine the load changes by the minute, and runs taken side by side see the same load."""
+    found: dict[str, list[T]] = {name: [] for name in configurations}
+    for _ in range(repeat):
+        for name, args in configurations.items():
+            found[name].append(measure(args))
+    return found
+
+
+def _medians(runs: list[tuple[float, float]]) -> tuple[float, float]:
+    """Return the median wall time and the median CPU time of ``runs``."""
+    return statistics.median(wall for wall, _ in runs), statistics.median(cpu for _, cpu in runs)
+
+
 def main() -> None:
     """Run the three configurations (and the xdist ones when asked) and print the comparison."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -125,12 +144,13 @@ def main() -> None:
         build_project(root, cases)
         for warm_up in (ours_args, ("test_bare.py",)):  # compiles and caches the bytecode of both
             timed_run(root, "--collect-only", *warm_up, repeat=1)
-        ours = timed_run(root, *ours_args, repeat=repeat)
-        bare = timed_run(root, "test_bare.py", repeat=repeat)
-        without = timed_run(root, "-p", "no:codesearch", "test_bare.py", repeat=repeat)
+        configurations = {"ours": ours_args, "bare": ("test_bare.py",), "without": ("-p", "no:codesearch", "test_bare.py")}
+        runs = interleaved(lambda args: timed_run(root, *args, repeat=1), configurations, repeat)
+        ours, bare, without = (_medians(runs[name]) for name in configurations)
         if args.xdist:
-            ours_controller = controller_cpu(root, *ours_args, repeat=repeat)
-            bare_controller = controller_cpu(root, "test_bare.py", repeat=repeat)
+            controllers = interleaved(lambda args: controller_cpu(root, *args, repeat=1),
+                                      {"ours": ours_args, "bare": ("test_bare.py",)}, repeat)  # fmt: skip
+            ours_controller, bare_controller = (statistics.median(controllers[name]) for name in ("ours", "bare"))
     print(f"items: {cases}                  wall        cpu")
     print(f"pytest-codesearch run      : {ours[0]:6.2f} s  {ours[1]:6.2f} s")
     print(f"bare pytest, plugin idle   : {bare[0]:6.2f} s  {bare[1]:6.2f} s")

@@ -131,6 +131,8 @@ def safe_record(record: dict[str, Any]) -> dict[str, Any]:
         kind = type(value)
         if kind in _SCALARS or (kind is str and value.isascii() and len(value) <= MAX_TEXT_CHARS):
             safe[key] = value  # most fields: nothing to escape or cut, whatever the field's limit
+        elif not value and (kind is list or kind is dict):
+            safe[key] = value  # half a record's lists are empty (no spans, symbols, tags, ...)
         else:
             safe[key] = safe_value(value, _limit(key))
     return safe

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from pytest_codesearch.session.junit import _metric_property, junit_properties as _properties
-from pytest_codesearch.runs.journal import JournalHeader, RunRecords
+from example_project import read_results, write_project
+from pytest_codesearch.runs.journal import JournalHeader, RunRecords, read_goldset_counts, write_goldset_counts
 from pytest_codesearch.report.model import CaseResult, RunInfo
 from pytest_codesearch.session.run_end import goldset_cases, is_partial_run
 from pytest_codesearch.scoring import SourceFiles, classify_miss, score_case
@@ -41,6 +42,15 @@ def test_properties_share_equal_pairs_between_cases() -> None:
         ("invalid_paths", 0),
     ]
     assert first[1] is second[1] and first[0] is second[0]
+
+
+def test_properties_of_equal_metrics_are_shared_but_keep_the_sign_of_zero() -> None:
+    zero = _result("z").model_copy(update={"metrics": {"recall": 0.0, "hit@1": 1.0}})
+    minus = _result("m").model_copy(update={"metrics": {"recall": -0.0, "hit@1": 1.0}})
+    assert _properties(zero)[1:3] == [("recall", 0.0), ("hit@1", 1.0)]
+    assert _properties(zero)[1] is _properties(zero.model_copy())[1]
+    assert math.copysign(1.0, _properties(minus)[1][1]) == -1.0  # type: ignore[arg-type]
+    assert math.copysign(1.0, _properties(zero)[1][1]) == 1.0  # type: ignore[arg-type]
 
 
 def test_properties_tell_true_from_one() -> None:
@@ -103,6 +113,73 @@ def test_partial_run_counts_against_collected_gold_sets(tmp_path: Path) -> None:
     assert not is_partial_run(records, tmp_path, 1, {"g.jsonl": 2})
     assert is_partial_run(records, tmp_path, 1, {"g.jsonl": 3})
     assert not is_partial_run(records, tmp_path, 1, {"g.jsonl": 3}, limit=2)  # the limit is what the run is
+
+
+def test_gold_set_counts_written_by_workers_are_read_back_merged(tmp_path: Path) -> None:
+    write_goldset_counts(tmp_path / "w", {"a.jsonl": 3})
+    write_goldset_counts(tmp_path / "w", {"a.jsonl": 3, "b.jsonl": 0})  # the same process again
+    (tmp_path / "w" / "goldsets-1.json").write_text('{"a.jsonl": "3", "c.jsonl": 1')  # not whole: ignored
+    assert read_goldset_counts(tmp_path / "w") == {"a.jsonl": 3, "b.jsonl": 0}
+    assert read_goldset_counts(tmp_path / "absent") == {}
+
+
+def test_under_xdist_a_partial_rerun_is_told_from_the_workers_counts(pytester: pytest.Pytester) -> None:
+    write_project(pytester.path)
+    pytester.runpytest("--codesearch-agent=oracle", "-n", "2").assert_outcomes(passed=3)
+    full = read_results(pytester.path)
+    rerun = pytester.runpytest("--codesearch-agent=oracle", "-n", "2", "-k", "login")
+    rerun.assert_outcomes(passed=1)  # the workers deselect: the controller shows no count
+    assert read_results(pytester.path) == full
+    assert [c["id"] for c in read_results(pytester.path, "codesearch-report/partial")["cases"]] == ["login"]
+    assert not (pytester.path / "codesearch-report" / ".workers").exists()  # the counts went with the journals
+
+
+def test_case_items_locate_themselves_as_pytest_would(pytester: pytest.Pytester) -> None:
+    write_project(pytester.path)
+    (pytester.path / "sub").mkdir()
+    write_project(pytester.path / "sub", name="more.jsonl")
+    items, _ = pytester.inline_genitems("--codesearch-agent=oracle,bm25")
+    assert len(items) == 12
+    for item in items:
+        assert item.location == pytest.Item.location.func(item)  # type: ignore[attr-defined]
+    assert {item.location[0] for item in items} == {"cases.jsonl", "sub/more.jsonl"}
+
+
+PROPERTY_PROBE = """
+WORKER = []
+
+def pytest_configure(config):
+    WORKER[:] = [hasattr(config, "workerinput")]
+
+def pytest_runtest_logreport(report):
+    if report.when != "setup" and not WORKER[0]:  # the controller, or a serial run
+        with open("seen.txt", "a") as seen:
+            seen.write(f"{report.nodeid} {[type(p).__name__ for p in report.user_properties][:1]} "
+                       f"{'codesearch_properties' in vars(report)}\\n")
+"""
+
+
+def _properties_of(xml: str) -> dict[str, list[tuple[str, str]]]:
+    import xml.etree.ElementTree as ET
+
+    timed = {"latency_ms", "index_ms"}
+    return {
+        case.get("name", ""): [(p.get("name", ""), "" if p.get("name") in timed else p.get("value", "")) for p in case.iter("property")]
+        for case in ET.fromstring(xml).iter("testcase")
+    }
+
+
+def test_under_xdist_junit_properties_travel_packed_and_arrive_as_in_a_serial_run(pytester: pytest.Pytester) -> None:
+    write_project(pytester.path)
+    pytester.makeconftest(PROPERTY_PROBE)
+    args = ["--codesearch-agent=oracle,keyword", "--codesearch-seed=3"]
+    pytester.runpytest(*args, "--junitxml=serial.xml").assert_outcomes(passed=6)
+    pytester.runpytest(*args, "-n", "2", "--junitxml=parallel.xml").assert_outcomes(passed=6)
+    serial = _properties_of((pytester.path / "serial.xml").read_text())
+    assert serial == _properties_of((pytester.path / "parallel.xml").read_text())
+    assert len(serial) == 6 and all(props[0] == ("codesearch_status", "ok") and len(props) > 30 for props in serial.values())
+    seen = (pytester.path / "seen.txt").read_text().splitlines()
+    assert len(seen) == 24 and all(line.endswith("['tuple'] False") for line in seen)  # other plugins see tuples
 
 
 def _result(case_id: str) -> CaseResult:

@@ -65,13 +65,16 @@ def test_deep_gold_set_values_are_an_error_never_an_exception(depth: int, opener
 
 def test_plain_fields_are_kept_as_they_are_and_any_other_is_escaped_and_cut() -> None:
     retrieved, metrics = ["src/a.py", "src/b.py"], {"recall": 1.0, "mrr": 0.5}
+    spans: list[object] = []
+    extra: dict[str, object] = {}
     long = "x" * (MAX_TEXT_CHARS + 3)
     record = safe_record({
         "query": "q" * MAX_TEXT_CHARS * 2, "retrieved": retrieved, "metrics": metrics, "latency_ms": 1.5,
         "dropped": ["ok.py", long], "relevance": {"caf\udce9.py": 1}, "scores": [1.0, 2],
-        "metadata": {"note": ["caf\ud800"]}, "nodeid": "g.jsonl::" + long + "[a]",
+        "metadata": {"note": ["caf\ud800"]}, "nodeid": "g.jsonl::" + long + "[a]", "spans": spans, "extra": extra,
     })
     assert record["retrieved"] is retrieved and record["metrics"] is metrics  # nothing copied
+    assert record["spans"] is spans and record["extra"] is extra
     assert record["query"] == "q" * MAX_TEXT_CHARS * 2  # the query's own bound is larger
     assert record["dropped"] == ["ok.py", "x" * MAX_TEXT_CHARS + "... [3 more characters cut]"]
     assert record["relevance"] == {"caf\\xe9.py": 1}

@@ -76,9 +76,9 @@ def finish_run(records: RunRecords, ending: Ending, session_status: int) -> Fini
     report = build_report(records)
     finished = Finished(report, OK)
     comparisons = _baseline_comparison(report, ending.gates, finished)
-    _write_outputs(report, ending.targets, finished, comparisons)
+    written = _write_outputs(report, ending.targets, finished, comparisons)
     if ending.saving is not None:
-        _save(report, records, ending.saving, finished)
+        _save(report, records, ending.saving, finished, written.get("json"))
     gate_failures = ending.gates.check(report)
     finished.lines += gate_failures
     finished.failures += gate_failures
@@ -171,8 +171,10 @@ def comparison_lines(comparison: RunComparison) -> list[str]:
 
 def _write_outputs(
     report: RunReport, targets: Targets, finished: Finished, comparisons: list[RunComparison]
-) -> None:
-    """Write every output ``targets`` asks for; one that cannot be written is a failure line, not an error."""
+) -> dict[str, Path]:
+    """Write every output ``targets`` asks for and return the report files written by format name; one that
+    cannot be written is a failure line, not an error."""
+    written: dict[str, Path] = {}
     for entry in REPORT_FORMATS.values():
         destination = entry.destination(targets)
         if destination is None:
@@ -187,19 +189,23 @@ def _write_outputs(
         except OSError as exc:
             _cannot_write(finished, exc, _WHAT[entry.target])
             continue
+        if entry.target == "report_dir":
+            written[entry.name] = destination
         if entry.note:
             finished.lines.append(f"codesearch: {entry.note.format(path=destination)}")
+    return written
 
 
-def _save(report: RunReport, records: RunRecords, saving: Saving, finished: Finished) -> None:
-    """Save the run in the history; a history that cannot be written is a failure line."""
+def _save(report: RunReport, records: RunRecords, saving: Saving, finished: Finished, results: Path | None) -> None:
+    """Save the run in the history (``results``: its ``results.json`` just written, copied rather than made
+    again); a history that cannot be written is a failure line."""
     from pytest_codesearch.runs.history import prune_runs, save_run
 
     try:
         saved = save_run(
             saving.history, report, saving.journal,
             commit=saving.commit, goldsets=records.goldsets, partial=saving.partial,
-            report_dir=None if saving.journal is None else saving.journal.parent,
+            report_dir=None if saving.journal is None else saving.journal.parent, results=results,
         )  # fmt: skip
     except OSError as exc:
         _cannot_write(finished, exc, "the run to the history")

@@ -63,10 +63,13 @@ def save_run(
     partial: bool = False,
     report_dir: Path | None = None,
     now: datetime | None = None,
+    results: Path | None = None,
 ) -> SavedRun:
     """Save ``report`` (and a copy of ``journal`` when given) as a new run under ``history``; return it.
 
     The run is written into a temporary directory in ``history`` and renamed into place in one step.
+    ``results`` is the ``results.json`` of this very report when it was just written: it is copied rather
+    than made again (0.2 s at 10,000 cases, issue 23).
     """
     moment = now or datetime.now(timezone.utc)
     run_id = f"{moment.strftime('%Y%m%dT%H%M%SZ')}-{secrets.token_hex(4)}"
@@ -84,7 +87,10 @@ def save_run(
     history.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=history, prefix=f".{run_id}.", suffix=".tmp"))
     try:
-        (tmp / RESULTS_FILE).write_bytes(render_json(report))  # the same bytes as the report's results.json
+        if results is not None:
+            shutil.copyfile(results, tmp / RESULTS_FILE)
+        else:
+            (tmp / RESULTS_FILE).write_bytes(render_json(report))  # the same bytes as the report's results.json
         (tmp / RUN_FILE).write_text(saved.model_dump_json(indent=2), encoding="utf-8")
         if journal is not None and journal.is_file():
             shutil.copyfile(journal, tmp / JOURNAL_FILE)

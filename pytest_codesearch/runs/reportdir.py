@@ -15,12 +15,13 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 from pathlib import Path
 from typing import IO
 
 from pydantic_core import to_json
 
-from pytest_codesearch.atomic import atomic_file
+from pytest_codesearch.atomic import write_atomic
 
 LOCK_NAME = ".codesearch.lock"
 """The lock file's name in the report directory."""
@@ -65,21 +66,46 @@ class ReportLock:
             self._stream = None
 
 
+_MARKERS = re.compile(rb'\n  "incomplete": (?:true|false),\n  "superseded_by": (?:null|"[^"\\\n]*"),\n')
+"""The two top-level keys of a report as ``RunReport.model_dump_json(indent=2)`` writes them (a string in JSON
+holds no raw newline, so only a top-level key starts a line with two spaces)."""
+
+
 def supersede(directory: Path, started_at: str) -> bool:
     """Mark the report in ``directory`` as superseded by the run started at ``started_at``; return True when
-    there was one to mark. A report that cannot be read or rewritten is left as it is (False)."""
+    there was one to mark. A report that cannot be read or rewritten is left as it is (False).
+
+    A report as the plugin writes it has its two keys replaced in its text, every other byte kept: parsing
+    and writing again a 10,000-case report took about 0.5 s of each run's start (issue 23). Any other
+    report is parsed and written again.
+    """
     path = directory / RESULTS_NAME
     try:
-        report = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
+        text = path.read_bytes()
+    except OSError:
+        return False
+    key = b'\n  "incomplete": '
+    whole = text.startswith(b"{\n") and text.endswith(b"}\n") and text.count(key) == 1
+    found = _MARKERS.match(text, text.find(key)) if whole else None
+    if found is not None:
+        start, end = found.span()
+        marked = b'\n  "incomplete": true,\n  "superseded_by": ' + to_json(started_at) + b",\n"
+        return _rewrite(path, text[:start] + marked + text[end:])
+    try:
+        report = json.loads(text.decode("utf-8"))
+    except (ValueError, RecursionError):
         return False
     if not isinstance(report, dict):
         return False
     report["incomplete"], report["superseded_by"] = True, started_at
+    # written as the report was (pydantic): json.dump's indent is pure Python
+    return _rewrite(path, to_json(report, indent=2) + b"\n")
+
+
+def _rewrite(path: Path, content: bytes) -> bool:
+    """Replace the file ``path`` with ``content`` atomically; return False when it cannot be written."""
     try:
-        with atomic_file(path) as stream:  # written as the report was (pydantic): json.dump's indent is pure Python
-            stream.write(to_json(report, indent=2).decode("utf-8"))
-            stream.write("\n")
+        write_atomic(path, content)
     except OSError:
         return False
     return True

@@ -27,6 +27,7 @@ from pytest_codesearch.runs.journal import (
     JournalHeader,
     JournalWriter,
     RunRecords,
+    read_goldset_counts,
     read_worker_records,
     remove_worker_journals,
     worker_journal_dir,
@@ -34,7 +35,7 @@ from pytest_codesearch.runs.journal import (
 from pytest_codesearch.runs.reportdir import ReportDirBusy, ReportLock, supersede
 from pytest_codesearch.runs.resume import file_digest
 from pytest_codesearch.scoring import metric_names, optional_metric_names
-from pytest_codesearch.session.records import CASE_ATTRIBUTE, INDEX_ATTRIBUTE, INVALID_ATTRIBUTE
+from pytest_codesearch.session.records import CASE_ATTRIBUTE, INDEX_ATTRIBUTE, INVALID_ATTRIBUTE, restore_properties
 from pytest_codesearch.session.run_end import RunEnd
 from pytest_codesearch.session.progress import Progress, collected_line, progress_wanted
 from pytest_codesearch.session.state import RunState
@@ -143,8 +144,19 @@ class RunCollector:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
-        """Under xdist the controller collects nothing: the workers' node ids are the universe."""
+        """Under xdist the controller collects nothing: the workers' node ids are the universe, and their
+        counts of each gold set's cases tell a partial run (``records.hand_over_goldset_counts``)."""
+        if self.state.run_token is not None:
+            directory = worker_journal_dir(self.state.settings.report_dir, self.state.run_token)
+            self.state.goldset_cases.update(read_goldset_counts(directory))
         self._collected([base_nodeid(i) for i in ids if is_case_nodeid(i)])
+
+    @pytest.hookimpl(tryfirst=True, specname="pytest_runtest_logreport")
+    def pytest_runtest_logreport_properties(self, report: pytest.TestReport) -> None:
+        """Give an xdist worker's call and teardown reports their JUnit XML properties back before any other
+        plugin reads them (``records.pack_properties``)."""
+        if report.when != "setup":
+            restore_properties(report)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Journal the case record made in this process or carried by the report; count a case an xdist

@@ -244,6 +244,17 @@ class CaseItem(pytest.Function):
         """Point reports at the case's line in the gold set."""
         return self.path, self.spec.line - 1, self.name
 
+    @functools.cached_property
+    def location(self) -> tuple[str, int | None, str]:
+        """Return ``(gold set relative to the rootdir, line, name)``, as pytest makes it from ``reportinfo``, the
+        gold set's part made once per file: pytest makes each item's path absolute again (issue 23)."""
+        parent = self.parent
+        relpath: str | None = getattr(parent, "_case_relpath", None)
+        if relpath is None:
+            relpath = super().location[0]
+            setattr(parent, "_case_relpath", relpath)
+        return (relpath, self.spec.line - 1, self.name)
+
 
 def given_truth(settings: Settings) -> dict[str, GivenTruth]:
     """Return the ``--codesearch-truth`` file's truth by case id (none without it); a broken file is a usage error."""

@@ -9,11 +9,13 @@ journal travels on the report.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from pytest_codesearch.recordtext import MAX_FAILURE_CHARS, clip, safe_text
 from pytest_codesearch.report.model import CaseResult
-from pytest_codesearch.runs.journal import WorkerJournal, worker_journal_dir
+from pytest_codesearch.runs.journal import WorkerJournal, worker_journal_dir, write_goldset_counts
 from pytest_codesearch.session.items import CASE_RESULT, BrokenEntryItem, CaseItem
 from pytest_codesearch.session.state import STATE, RunState
 
@@ -24,6 +26,12 @@ INVALID_ATTRIBUTE = "codesearch_invalid"
 """Attribute of a call report carrying a broken gold-set entry as JSON text."""
 INDEX_ATTRIBUTE = "codesearch_index_ms"
 """Attribute of an xdist worker's call report whose case paid for indexing: its ``index_ms`` (progress lines)."""
+PROPERTIES_ATTRIBUTE = "codesearch_properties"
+"""Attribute of an xdist worker's call and teardown reports of a case carrying their ``user_properties`` as one
+JSON text; the controller puts them back before any other plugin reads them (``restore_properties``). execnet
+writes and reads each name and value of a case's 36 pairs one at a time in pure Python: about 60 us a report
+on each side."""
+_JSON_SCALARS = (str, int, float, bool, type(None))
 
 
 def attach_record(item: pytest.Item, report: pytest.TestReport) -> None:
@@ -49,8 +57,36 @@ def attach_record(item: pytest.Item, report: pytest.TestReport) -> None:
                 setattr(report, INDEX_ATTRIBUTE, result.index_ms)
         else:
             setattr(report, CASE_ATTRIBUTE, text)
+        pack_properties(item, report)
     elif isinstance(item, BrokenEntryItem):
         setattr(report, INVALID_ATTRIBUTE, item.invalid_entry().model_dump_json())
+
+
+def pack_properties(item: pytest.Item, report: pytest.TestReport) -> None:
+    """Move the ``user_properties`` of an xdist worker's call or teardown report of a case (JUnit XML reads them
+    from the teardown report) into one JSON text (``PROPERTIES_ATTRIBUTE``), when they are pairs of a name and
+    a JSON scalar, which JSON gives back as they were."""
+    if not isinstance(item, CaseItem) or item.config.stash[STATE].worker_id is None:
+        return
+    pairs = report.user_properties
+    plain = all(type(p) is tuple and len(p) == 2 and type(p[0]) is str and type(p[1]) in _JSON_SCALARS for p in pairs)
+    if pairs and plain:
+        setattr(report, PROPERTIES_ATTRIBUTE, json.dumps(pairs))
+        report.user_properties = []
+
+
+def restore_properties(report: pytest.TestReport) -> None:
+    """Put back the ``user_properties`` an xdist worker packed (``pack_properties``), as (name, value) tuples."""
+    text = report.__dict__.pop(PROPERTIES_ATTRIBUTE, None)
+    if text is not None:
+        report.user_properties = [*map(tuple, json.loads(text)), *report.user_properties]
+
+
+def hand_over_goldset_counts(state: RunState) -> None:
+    """An xdist worker's end of collection: write how many valid cases each gold set holds where the
+    controller reads them (``runs.journal.write_goldset_counts``), before the worker reports its collection."""
+    if state.worker_id is not None and state.run_token:
+        write_goldset_counts(worker_journal_dir(state.settings.report_dir, state.run_token), state.goldset_cases)
 
 
 def _record_json(item: CaseItem, report: pytest.TestReport) -> tuple[CaseResult, str]:

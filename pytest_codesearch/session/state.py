@@ -44,7 +44,8 @@ class RunState:
     """A worker's ``WorkerJournal``, opened with its first case (None on the controller)."""
     goldset_cases: dict[str, int] = field(default_factory=dict)
     """Valid cases of each gold-set file this process collected, by path relative to the rootdir: the
-    controller of a serial run counts a run's selection against them without reading the files again."""
+    controller counts a run's selection against them without reading the files again (under xdist, the
+    workers' counts: ``session/records.hand_over_goldset_counts``)."""
 
 
 STATE = pytest.StashKey[RunState]()
