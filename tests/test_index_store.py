@@ -145,8 +145,20 @@ def test_the_store_keeps_the_most_recently_used_files_under_its_bound(tmp_path: 
         store.save("d", f"{n:02x}" + "0" * 38, [(corpus, np.arange(300))])
     files = [p for p in (tmp_path / "indexes").rglob("*") if p.is_file()]
     used = sum(os.lstat(p).st_blocks * 512 for p in files)
-    assert 0 < used <= 64 * 4096 and len(files) < 100
+    assert 0 < used <= 64 * 4096 * 9 // 8 and len(files) < 100  # checked each eighth written: an eighth over at most
     assert store.load("d", "63" + "0" * 38) is not None  # the last written is kept
+
+
+def test_a_store_that_fits_its_bound_is_never_trimmed(tmp_path: Path) -> None:
+    corpus = build_token_corpus([(f"f{n}.py", Counter({f"w{n}": 1})) for n in range(300)])
+    probe = IndexStore(tmp_path / "probe")
+    probe.save("d", "00" * 20, [(corpus, np.arange(300))])
+    size = sum(os.lstat(p).st_blocks * 512 for p in (tmp_path / "probe").rglob("*") if p.is_file())
+    store = IndexStore(tmp_path / "indexes", limit=20 * size)  # 19 files fit: more than 3/4 of the bound
+    for n in range(19):
+        store.save("d", f"{n:02x}" + "0" * 38, [(corpus, np.arange(300))])
+    assert sum(1 for p in (tmp_path / "indexes").rglob("*") if p.is_file()) == 19  # all kept
+    assert store.prune() == 0
 
 
 @pytest.mark.slow

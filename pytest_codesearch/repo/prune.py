@@ -326,9 +326,10 @@ def _remove_blobs(blobs: dict[tuple[int, int], tuple[int, int, str]], excess: fl
     return Pruned(0, count, freed)
 
 
-def prune_files(root: Path, keep: int) -> int:
+def prune_files(root: Path, keep: int, above: int | None = None) -> int:
     """Remove the files under ``root``, least recently modified first, until they take at most ``keep``
-    bytes; return the bytes freed (the token and index stores of ``agents/`` prune this way)."""
+    bytes; return the bytes freed (the token and index stores of ``agents/`` prune this way). With
+    ``above``, nothing is removed unless they take more than ``above`` bytes."""
     files: list[tuple[float, int, str]] = []
     for folder, _, names in os.walk(root):
         for name in names:
@@ -338,7 +339,10 @@ def prune_files(root: Path, keep: int) -> int:
             except OSError:
                 continue
             files.append((status.st_mtime, status.st_blocks * 512, path))
-    return remove_oldest(files, sum(size for _, size, _ in files) - keep)[1]
+    total = sum(size for _, size, _ in files)
+    if above is not None and total <= above:
+        return 0
+    return remove_oldest(files, total - keep)[1]
 
 
 def remove_oldest(files: list[tuple[float, int, str]], excess: float) -> tuple[int, int]:
