@@ -45,7 +45,9 @@ from pytest_codesearch.repo.reader import (
     remember_view,
 )
 from pytest_codesearch.repo.prune import WORKTREES, Holds, Pruned, prune
-from pytest_codesearch.repo.revs import peel_commit
+from pytest_codesearch.repo.opening import SnapshotError as SnapshotError  # re-exported: raised from here
+from pytest_codesearch.repo.opening import existing_directory, find_repository as find_repository
+from pytest_codesearch.repo.opening import is_git_directory, open_repository, resolve_commit
 from pytest_codesearch.repo.seal import Change, verify
 from pytest_codesearch.repo.worktree import WorktreeListing, copy_worktree, list_worktree, worktree_directory
 
@@ -71,10 +73,6 @@ def empty_snapshot(root: Path) -> Snapshot:
     """Return a snapshot of no file at ``root`` (created empty if missing): what a blind agent searches."""
     root.mkdir(parents=True, exist_ok=True)
     return Snapshot(root, root, None, None, frozenset(), frozenset())
-
-
-class SnapshotError(Exception):
-    """A repository state that cannot be searched; str() is the user-facing message."""
 
 
 @dataclass(frozen=True)
@@ -179,7 +177,7 @@ class SnapshotStore:
         given = Path(repo)
         path = self._resolved.get(given)
         if path is None:
-            path = self._resolved[given] = _existing_directory(given)
+            path = self._resolved[given] = existing_directory(given)
         key = (path, base_commit)
         if key not in self._snapshots:
             if base_commit is None:
@@ -298,7 +296,7 @@ class SnapshotStore:
 
     def _directory_snapshot(self, path: Path) -> Snapshot:
         """Return the snapshot of a directory as it is, or raise if it is a git directory with no files."""
-        if _is_git_directory(path):
+        if is_git_directory(path):
             raise SnapshotError(
                 f"{path}: a bare repository (or a .git directory) has no working tree to search; give base_commit"
             )
@@ -310,7 +308,7 @@ class SnapshotStore:
 
     def _commit_snapshot(self, path: Path, rev: str) -> Snapshot:
         repository = self._repository(path, rev)
-        commit = _resolve_commit(repository, path, rev)
+        commit = resolve_commit(repository, path, rev)
         if self.materialize:
             self._holds.hold(self.cache_dir, str(commit.tree.id))
             built = not (self.cache_dir / str(commit.tree.id)).is_dir()
@@ -368,63 +366,8 @@ class SnapshotStore:
             self._repositories.clear()
             self._pid = os.getpid()
         if path not in self._repositories:
-            self._repositories[path] = adopt_repository(_open_repository(path, rev))
+            self._repositories[path] = adopt_repository(open_repository(path, rev))
         return self._repositories[path]
-
-
-def _existing_directory(path: Path) -> Path:
-    """Return ``path`` made absolute and resolved, or raise ``SnapshotError`` if it is no directory."""
-    resolved = path.resolve()
-    if not resolved.exists():
-        raise SnapshotError(f"{resolved}: no such directory (check the case's repo path)")
-    if not resolved.is_dir():
-        raise SnapshotError(f"{resolved}: not a directory (repo must name a git repository or a directory)")
-    return resolved
-
-
-def _open_repository(path: Path, rev: str) -> pygit2.Repository:
-    """Open the repository whose work tree or git directory is exactly ``path``."""
-    try:
-        return pygit2.Repository(str(path), pygit2.enums.RepositoryOpenFlag.NO_SEARCH)
-    except pygit2.GitError as exc:
-        _raise_if_refused(path, exc)
-        enclosing = find_repository(path)
-        hint = f"; it lies inside the repository {enclosing}: name that as repo" if enclosing else ""
-        raise SnapshotError(
-            f"{path}: not a git repository, but the case gives base_commit {rev!r}{hint}"
-            " (or drop base_commit to search the directory as it is)"
-        ) from None
-
-
-def _raise_if_refused(path: Path, exc: pygit2.GitError) -> None:
-    """Raise a ``SnapshotError`` that explains git's ownership check if ``exc`` is that refusal."""
-    if "owned" in str(exc) or "ownership" in str(exc):
-        raise SnapshotError(
-            f"{path}: git refuses to open this repository because another user owns it ({exc}). "
-            f"If you trust it, run: git config --global --add safe.directory {path}"
-        ) from None
-
-
-def _resolve_commit(repository: pygit2.Repository, path: Path, rev: str) -> pygit2.Commit:
-    """Return the commit ``rev`` names (hash, short hash, branch, tag, ``HEAD~2``...)."""
-    found = peel_commit(repository, rev)
-    if not isinstance(found, str):
-        return found
-    problem = found
-    if repository.is_shallow:
-        advice = f"this is a shallow clone, so the commit may not be fetched yet: run git -C {path} fetch --unshallow"
-    else:
-        advice = "check the case's base_commit, or run git fetch if the commit is only on a remote"
-    raise SnapshotError(f"{path}: unknown revision {rev!r}: {problem}; {advice}")
-
-
-def _is_git_directory(path: Path) -> bool:
-    """Return whether ``path`` is itself a git directory (a bare repository or some ``.git``)."""
-    try:
-        found = pygit2.discover_repository(str(path))
-    except pygit2.GitError:
-        return False
-    return found is not None and Path(found).resolve() == path
 
 
 def parent_directories(files: Iterable[str]) -> frozenset[str]:
@@ -435,23 +378,3 @@ def parent_directories(files: Iterable[str]) -> frozenset[str]:
             directories.add(parent)
             parent = parent.rpartition("/")[0]
     return frozenset(directories)
-
-
-def find_repository(path: Path) -> Path | None:
-    """Return the work-tree (or bare) directory of the git repository containing path, or None.
-
-    A repository git refuses to open (another user owns it) is still found, from its git directory's
-    location; opening it later raises the ``SnapshotError`` that explains the refusal.
-    """
-    try:
-        git_dir = pygit2.discover_repository(str(path))
-    except pygit2.GitError:
-        return None
-    if git_dir is None:
-        return None
-    try:
-        repository = pygit2.Repository(git_dir)
-    except pygit2.GitError:
-        location = Path(git_dir)
-        return (location.parent if location.name == ".git" else location).resolve()
-    return Path(repository.workdir or repository.path).resolve()
