@@ -132,20 +132,20 @@ def encode_corpora(parts: Parts) -> bytes:
     The corpora may have different vocabularies; the file has one, the terms the first part uses, then
     those only the others use. Document ids, counts and document frequencies take 1 or 2 bytes where they fit.
     """
-    flat = [_flatten(corpus, numbers) for corpus, numbers in parts]
-    terms, remaps = _union_vocabulary([corpus.vocabulary for corpus, _ in parts], [ids for ids, _, _ in flat])
+    flat = [_flatten(part, numbers) for part, numbers in parts]
+    terms, remaps = _union_vocabulary([part.vocabulary for part, _ in parts], [ids for ids, _, _ in flat])
     encoded = [term.encode("utf-8", "surrogatepass") for term in terms]
     names = b"\n".join(encoded)
     headers, arrays, texts = [], [], []
-    for (corpus, numbers), (ids, counts, doc_ids), remap in zip(parts, flat, remaps):
+    for (part, numbers), (ids, counts, doc_ids), remap in zip(parts, flat, remaps):
         term_ids = remap[ids]
         order = _stable_order(term_ids, len(terms))
         doc_type = _narrow(len(numbers))
         freq_type = _narrow(int(counts.max()) if len(counts) else 0)
-        text = "\0".join([corpus.paths[number] for number in numbers.tolist()]).encode("utf-8", "surrogatepass")
+        text = "\0".join([part.paths[number] for number in numbers.tolist()]).encode("utf-8", "surrogatepass")
         headers.append(_CORPUS.pack(len(numbers), len(ids), len(text), doc_type[-1].encode(), freq_type[-1].encode()))
         arrays += [np.bincount(term_ids, minlength=len(terms)).astype(doc_type), doc_ids[order].astype(doc_type)]
-        arrays += [counts[order].astype(freq_type), corpus.doc_lengths[numbers].astype("<u4")]
+        arrays += [counts[order].astype(freq_type), part.doc_lengths[numbers].astype("<u4")]
         texts.append(text)
     head = _HEADER.pack(_MAGIC, len(parts), len(terms), len(names))
     return b"".join([head, *headers, *(array.tobytes() for array in arrays), lookup_table(encoded), *texts, names])
