@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_codesearch.atomic import atomic_file, creation_mode, current_umask, write_atomic
+from pytest_codesearch.atomic import atomic_file, creation_mode, current_umask, write_atomic, write_cache_file
 from pytest_codesearch.goldset.model import GoldSetMetadata, TestCase
 from pytest_codesearch.goldset.writer import (
     case_fields_line,
@@ -138,3 +138,16 @@ def test_the_json_document_form_holds_one_case_a_line(tmp_path: Path) -> None:
         text = (tmp_path / "set.json").read_text(encoding="utf-8")
         cases = f"\n    {case_line(CASE)},\n    {case_line(CASE)}\n  ]" if count else "]"
         assert text == '{\n  "metadata": {"name": "s"},\n  "test_cases": [' + cases + "\n}\n"
+
+
+def test_a_cache_file_is_replaced_whole_its_folders_made_and_no_scratch_left(tmp_path: Path) -> None:
+    target = tmp_path / "o1-abc" / "12" / "3456"
+    write_cache_file(target, b"first")  # the folders did not exist
+    write_cache_file(target, b"second")
+    assert target.read_bytes() == b"second" and os.listdir(target.parent) == ["3456"]
+    blocked = tmp_path / "taken"
+    blocked.mkdir()
+    (blocked / "inside").write_text("x")  # a non-empty directory cannot be replaced by a file
+    with pytest.raises(OSError):
+        write_cache_file(blocked, b"data")
+    assert sorted(os.listdir(tmp_path)) == ["o1-abc", "taken"]  # the scratch file is gone

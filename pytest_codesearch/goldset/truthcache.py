@@ -16,7 +16,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
-from pytest_codesearch.atomic import write_atomic
+from pytest_codesearch.atomic import write_cache_file
 
 from .truth import PatchTruth
 
@@ -55,7 +55,7 @@ def cached_truth(folder: Path | None, key: str, derive: Callable[[], PatchTruth]
         pass  # absent, or unreadable: derive it again
     truth = derive()
     try:
-        write_atomic(path, _dumps(truth))
+        write_cache_file(path, _dumps(truth).encode("utf-8"))
     except OSError:
         pass  # a cache that cannot be written costs time, not results
     return truth

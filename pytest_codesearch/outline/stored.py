@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from pytest_codesearch.atomic import write_atomic
+from pytest_codesearch.atomic import write_cache_file
 
 from . import language_of, outline
 from .modules import module_names
@@ -117,6 +117,6 @@ def _load(location: Path) -> OutlineFacts | None:
 
 def _save(location: Path, found: OutlineFacts) -> None:
     try:
-        write_atomic(location, json.dumps({"extents": found.extents, "modules": found.modules}))
+        write_cache_file(location, json.dumps({"extents": found.extents, "modules": found.modules}).encode())
     except OSError:
         pass  # a cache that cannot be written costs time, not results

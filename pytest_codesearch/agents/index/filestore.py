@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
+from pytest_codesearch.atomic import write_cache_file
 from pytest_codesearch.repo.prune import prune_files
 
 
@@ -59,29 +60,15 @@ class FileStore:
     def write(self, path: Path, body: bytes) -> None:
         """Store ``body`` at ``path`` atomically, pruning once enough was written; errors are ignored
         (a read-only or full disk: the caller still holds what it computed)."""
-        scratch = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
-            try:
-                self._write(path, scratch, body)
-            except FileNotFoundError:  # its folder was never made here, or pruning removed it
-                path.parent.mkdir(parents=True, exist_ok=True)
-                self._write(path, scratch, body)
+            write_cache_file(path, body)
         except OSError:
-            scratch.unlink(missing_ok=True)
             return
         self.saved += 1
         self._written += len(body) + 4096
         if self.limit is not None and self._written * 8 > self.limit:
             self._written = 0
             self.prune()
-
-    @staticmethod
-    def _write(path: Path, scratch: Path, body: bytes) -> None:
-        """Write ``body`` to ``scratch`` and rename it to ``path`` (a folder is made only when missing:
-        tens of thousands of token files share 256 folders)."""
-        with open(scratch, "wb") as stream:
-            stream.write(body)
-        os.replace(scratch, path)
 
     def prune(self) -> int:
         """If the store holds more than its bound, remove the least recently used files until it holds
