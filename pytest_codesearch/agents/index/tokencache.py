@@ -7,7 +7,11 @@ as two int32 arrays (term ids into the cache's vocabulary, ascending, and their 
 binary blob, and (blob id, path, path weight) to the counts of a document: the blob's tokens plus its
 path's. :func:`shared_token_cache` is the instance agents use unless given their own.
 
-Memory is bounded two ways:
+A blob read at a path is counted from the last version counted at that path when its counts are still in
+memory and most lines are the same (:meth:`~pytest_codesearch.agents.index.wordtable.WordTable.counts_since`:
+only the lines that differ are counted); the last text of each path is kept for that.
+
+Memory is bounded three ways:
 
 * entries are evicted least recently used first once their postings (distinct tokens, summed over
   entries) pass ``max_postings``: 8 bytes a posting, so the default 8,000,000 is about 64 MB of arrays
@@ -15,7 +19,9 @@ Memory is bounded two ways:
   many for the blobs);
 * the vocabulary only grows while a process runs; when it passes ``max_terms`` at the start of an
   index build (:meth:`TokenCache.trim`) the cache starts again with an empty vocabulary and no blobs.
-  Indexes built before keep the vocabulary they were built with.
+  Indexes built before keep the vocabulary they were built with;
+* the texts kept to count a path's next version take at most ``max_text_chars`` characters (128M), the
+  least recently counted dropped first.
 
 With a :attr:`TokenCache.store` (the plugin gives the shared cache one under ``--codesearch-cache-dir``),
 a blob missing from memory is looked up on disk before it is read and tokenised, and what is tokenised
