@@ -125,3 +125,15 @@ def test_bad_definition_parameters_are_rejected() -> None:
         BM25Agent(best_definitions=0)
     with pytest.raises(ValueError, match="got -1.0, 3.0 and 2"):
         BM25Agent(definition_weight=-1.0)
+
+
+def test_names_split_at_every_languages_separators() -> None:
+    from pytest_codesearch.agents.index.functions import name_parts
+
+    assert name_parts("a.py:Widget.render") == ["Widget", "render"]
+    assert name_parts("src/cart.cpp:shop::billing::Cart::add") == ["shop", "billing", "Cart", "add"]
+    assert name_parts("src/lib.rs:store::Cart.add") == ["store", "Cart", "add"]
+    cpp = ScoredEntities((_doc("src/cart.cpp:shop::Cart::add"),), (0,), (1.0,))
+    idf = {"add": 2.0, "cart": 0.5}.__getitem__
+    assert cpp.named(1, "Cart::add() overflows", idf) == [2.5]  # both parts of a C++ name are words of it
+    assert cpp.plus_names("add overflows", idf, 3.0).text == (7.0,)  # its own name: the last part, "add"

@@ -21,6 +21,7 @@ files by their best definitions' scores and by the definitions the query names (
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -148,6 +149,21 @@ def _read_shapes(read: Reader, path: str) -> list[Shape] | None:
     return None if data is None else entity_shapes(path, data, NAME_WEIGHT)
 
 
+_NAME_SEPARATORS = re.compile(r"::|[.#]")
+"""What joins the parts of a qualified name in the outlines' naming rules (``Class.method``,
+``ns::Class::method``, ``Class#method``)."""
+
+
+def name_parts(entity: str) -> list[str]:
+    """Return the parts of the qualified name of ``entity`` (``path:Qualified.name``): ``Class``, ``method``.
+
+    The path ends at the first colon that is not part of ``::`` (a C++ or Rust name holds them).
+    """
+    path_end = re.search(r"(?<!:):(?!:)", entity)
+    qualname = entity[path_end.end() :] if path_end else entity
+    return [part for part in _NAME_SEPARATORS.split(qualname) if part]
+
+
 @dataclass(frozen=True)
 class ScoredEntities:
     """The entity documents of a ranked list of files, each with its BM25 score for one query.
@@ -174,7 +190,7 @@ class ScoredEntities:
         words = {word.lower() for word in WORD.findall(query)}
         names: list[set[str]] = [set() for _ in range(n_files)]
         for file, doc in zip(self.files, self.docs):
-            names[file].update(part.lower() for part in doc.name.rpartition(":")[2].split("."))
+            names[file].update(part.lower() for part in name_parts(doc.name))
         return [sum(idf(name.strip("_")) for name in found & words) for found in names]
 
     def plus_names(self, query: str, idf: Callable[[str], float], weight: float) -> ScoredEntities:
@@ -183,7 +199,7 @@ class ScoredEntities:
         words = {word.lower() for word in WORD.findall(query)}
         text = list(self.text)
         for i, doc in enumerate(self.docs):
-            name = doc.name.rpartition(":")[2].rpartition(".")[2].lower()
+            name = name_parts(doc.name)[-1].lower()
             if name in words:
                 text[i] += weight * idf(name.strip("_"))
         return ScoredEntities(self.docs, self.files, tuple(text))
