@@ -14,6 +14,7 @@ from pytest_codesearch.mining.regions import composed
 from pytest_codesearch.mining.sitter import TreeOutlines, edited, line_offsets
 from pytest_codesearch.mining.spans import diff_hunks, old_side
 from pytest_codesearch.outline import grammar, language_of, outline
+from pytest_codesearch.outline.model import Definition
 
 TREE_SAMPLES = [s for s in SAMPLES if s.language != "python"]
 
@@ -96,18 +97,24 @@ def test_a_change_inside_one_c_function_is_outlined_from_its_region_alone() -> N
     assert (kept.blob, kept.version, kept.edits) == (b"c", b"p", ((20, 1, 20, 1),))
 
 
+def _parent_outlined_after(parent: bytes, child: bytes) -> tuple[TreeOutlines, tuple[Definition, ...], tuple[tuple[int, int], ...]]:
+    """Outline ``child`` whole, then ``parent`` from it as the miner does; return the outlines, the parent's
+    definitions and the old-side spans of the change."""
+    blobs = {b"p": parent, b"c": child}
+    trees = TreeOutlines(blobs.__getitem__, lambda a, b: diff_hunks(blobs[a], blobs[b]))
+    trees.definitions("x.c", "c", (b"c", None), [], [(1, 1)])
+    hunks = diff_hunks(parent, child)
+    spans = old_side(parent, hunks)
+    return trees, trees.definitions("x.c", "c", (b"p", b"c"), hunks, spans), spans
+
+
 def test_a_region_that_does_not_parse_is_not_trusted() -> None:
     """A function that does not parse (``int x = ;``) is not read from its region, even with both neighbours
     coming back whole: how tree-sitter recovers inside it depends on the text after it. The file is
     reparsed whole (not from the child's tree: it has an error too), and that tree kept."""
     parent = _C_FILE.replace(b"\treturn a + 4;", b"\tint x = ;\n\treturn a + 4;")
     child = parent.replace(b"a + 4;", b"a + 4 + 1;")
-    blobs = {b"p": parent, b"c": child}
-    trees = TreeOutlines(blobs.__getitem__, lambda a, b: diff_hunks(blobs[a], blobs[b]))
-    trees.definitions("x.c", "c", (b"c", None), [], [(1, 1)])
-    hunks = diff_hunks(parent, child)
-    spans = old_side(parent, hunks)
-    found = trees.definitions("x.c", "c", (b"p", b"c"), hunks, spans)
+    trees, found, spans = _parent_outlined_after(parent, child)
     assert entities_in_spans("x.c", found, spans) == entities_in_spans("x.c", outline("x.c", parent).definitions, spans)
     assert [(d.qualname, d.start, d.end) for d in found] == [("f4", 18, 22)]
     assert trees._by_path["x.c"].blob == b"p"  # parsed whole: the parent's tree is kept
@@ -117,12 +124,7 @@ def test_a_region_whose_frame_does_not_come_back_falls_back_to_the_whole_file() 
     """A parent whose ``f4`` opens a block it never closes swallows the functions after it: its region's
     parse loses the frame ``f5``, so the file is reparsed whole (and that tree kept)."""
     parent = _C_FILE.replace(b"a + 4;", b"a + 4; {")
-    blobs = {b"p": parent, b"c": _C_FILE}
-    trees = TreeOutlines(blobs.__getitem__, lambda a, b: diff_hunks(blobs[a], blobs[b]))
-    trees.definitions("x.c", "c", (b"c", None), [], [(1, 1)])
-    hunks = diff_hunks(parent, _C_FILE)
-    spans = old_side(parent, hunks)
-    found = trees.definitions("x.c", "c", (b"p", b"c"), hunks, spans)
+    trees, found, spans = _parent_outlined_after(parent, _C_FILE)
     assert entities_in_spans("x.c", found, spans) == entities_in_spans("x.c", outline("x.c", parent).definitions, spans)
     assert [d.qualname for d in found] == ["f4"] and found[0].end > 30  # to the end of the file
     assert trees._by_path["x.c"].blob == b"p"
