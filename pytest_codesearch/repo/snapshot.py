@@ -45,6 +45,7 @@ from pytest_codesearch.repo.reader import (
     remember_view,
 )
 from pytest_codesearch.repo.prune import WORKTREES, Holds, Pruned, prune
+from pytest_codesearch.repo.entries import git_dir
 from pytest_codesearch.repo.opening import SnapshotError as SnapshotError  # re-exported: raised from here
 from pytest_codesearch.repo.opening import existing_directory, find_repository as find_repository
 from pytest_codesearch.repo.opening import is_git_directory, open_repository, resolve_commit
@@ -319,7 +320,7 @@ class SnapshotStore:
             root, listing = self._list(repository, commit.tree, path, rev)
         _warn_if_incomplete(repository, listing)
         files = frozenset(item.path for item in listing.files)
-        reader = TreeReader(os.path.abspath(repository.path), listing)
+        reader = TreeReader(git_dir(repository), listing)
         return Snapshot(root, path, str(commit.id), listing.tree_id, files, parent_directories(files), reader)
 
     def _materialize(
@@ -345,7 +346,7 @@ class SnapshotStore:
         known = read_manifest(self.cache_dir, str(tree.id))
         if (
             known is not None
-            and known.repository == os.path.abspath(repository.path)
+            and known.repository == git_dir(repository)  # the one spelling listings record
             and not any(entry.reason == MISSING_BLOB for entry in known.skipped)
         ):
             return self.cache_dir / known.tree_id, known
