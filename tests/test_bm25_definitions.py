@@ -10,7 +10,7 @@ import pygit2
 import pytest
 
 from pytest_codesearch.agents.builtin.bm25 import BM25Agent
-from pytest_codesearch.agents.index.functions import EntityDoc, ScoredEntities, score_entities
+from pytest_codesearch.agents.index.functions import EntityDoc, ScoredEntities, rank_scored, score_entities
 from pytest_codesearch.agents.index.tokenize import tokenize
 from pytest_codesearch.repo.materialize import list_tree
 from pytest_codesearch.repo.reader import SnapshotView, TreeReader, remember_view
@@ -121,10 +121,24 @@ def test_definitions_the_query_names_lift_their_file_above_a_wordier_one(agent_o
 
 
 def test_bad_definition_parameters_are_rejected() -> None:
-    with pytest.raises(ValueError, match="definition_weight >= 0, mention_weight >= 0 and best_definitions >= 1"):
+    with pytest.raises(ValueError, match="best_definitions >= 1 and support_definitions >= 0, got 0 and 2"):
         BM25Agent(best_definitions=0)
-    with pytest.raises(ValueError, match="got -1.0, 3.0 and 2"):
+    with pytest.raises(ValueError, match="definition_weight, mention_weight and support_weight >= 0, got -1.0, 3.0 and 0.5"):
         BM25Agent(definition_weight=-1.0)
+    with pytest.raises(ValueError, match="got 1.0, 3.0 and -0.5"):
+        BM25Agent(support_weight=-0.5)
+
+
+def test_a_module_several_of_whose_definitions_match_outranks_one_with_a_single_match() -> None:
+    # text scaled by the best (3.0), plus half the file score scaled by the best (both files 1.0):
+    # render 1.5, helper_fn 1.1667, parse_row 1.1667, Parser 1.0, Widget 0.8333, helper 0.6667
+    alone = rank_scored(SCORED, 2, [2.0, 2.0], file_weight=0.5)
+    assert alone.modules == ["a.py:Widget", "b.py:helper_fn", "b.py:Parser", "a.py:helper"]
+    assert rank_scored(SCORED, 2, [2.0, 2.0], support_weight=0.5, support_definitions=0).modules == alone.modules
+    # Widget: 1.5 + 0.5 x 1/3 (its class text); Parser: 1.1667 + 0.5 x 0.5 (its class text); helper_fn has one
+    supported = rank_scored(SCORED, 2, [2.0, 2.0], support_weight=0.5, support_definitions=2)
+    assert supported.modules == ["a.py:Widget", "b.py:Parser", "b.py:helper_fn", "a.py:helper"]
+    assert supported.functions == alone.functions  # functions are ranked as before
 
 
 def test_names_split_at_every_languages_separators() -> None:

@@ -12,7 +12,9 @@ Ranking is a re-ranking of the files an agent already ranked: the functions of i
 ``files`` files are scored with BM25 (``idf`` from the agent's file-level index, ``avgdl`` over the
 candidate functions) plus ``file_weight`` times their file's score, both scaled to [0, 1]; a module
 scores as its best function, or its own text when it has no method (a class of attributes, a plain
-function). Equal scores keep file rank, then source order.
+function), plus ``support_weight`` times the scores of its next ``support_definitions`` best
+definitions, so a class several of whose methods match outranks a class with one. Equal scores keep
+file rank, then source order.
 
 The same scores feed back into the files (:class:`ScoredEntities`): ``BM25Agent`` re-ranks those best
 files by their best definitions' scores and by the definitions the query names (``agents/builtin/bm25.py``).
@@ -251,10 +253,21 @@ def rank_entities(
 
 
 def rank_scored(
-    scored: ScoredEntities, n_files: int, file_scores: Sequence[float], *, file_weight: float = 0.5, top_n: int = 50
+    scored: ScoredEntities,
+    n_files: int,
+    file_scores: Sequence[float],
+    *,
+    file_weight: float = 0.5,
+    top_n: int = 50,
+    support_weight: float = 0.0,
+    support_definitions: int = 2,
 ) -> EntityRanking:
     """Return the functions and modules of ``scored`` by their text score plus ``file_weight`` times their
-    file's score (of ``file_scores``, by file position; ``1 / rank`` when too few), both scaled to [0, 1]."""
+    file's score (of ``file_scores``, by file position; ``1 / rank`` when too few), both scaled to [0, 1].
+
+    A module scores as its best definition plus ``support_weight`` times the scaled text scores of its
+    next ``support_definitions`` best ones (0: its best alone); equal scores keep the order of their
+    best definitions."""
     docs, ranks, text = scored.docs, scored.files, scored.text
     if not docs:
         return EntityRanking([], [])
@@ -264,8 +277,32 @@ def rank_scored(
     order = sorted(range(len(docs)), key=lambda i: (-combined[i], ranks[i], i))
     kept = [i for i in order if combined[i] > 0]
     functions = [docs[i].name for i in kept if docs[i].is_function][:top_n]
-    modules = list(dict.fromkeys(docs[i].module for i in kept))[:top_n]
-    return EntityRanking(functions, modules)
+    modules = list(dict.fromkeys(docs[i].module for i in kept))
+    if support_weight:
+        modules = _supported(modules, kept, docs, combined, [t / best_text for t in text], support_weight, support_definitions)
+    return EntityRanking(functions, modules[:top_n])
+
+
+def _supported(
+    modules: list[str],
+    kept: Sequence[int],
+    docs: Sequence[EntityDoc],
+    combined: Sequence[float],
+    scaled: Sequence[float],
+    weight: float,
+    extra: int,
+) -> list[str]:
+    """Return ``modules`` (in the order of their best definitions) re-ranked by their best definition's
+    ``combined`` score plus ``weight`` times the sum of the ``scaled`` text scores of their next ``extra``
+    best definitions. A class several of whose methods match the query outranks one with a single match."""
+    best: dict[str, float] = {}
+    texts: dict[str, list[float]] = {}
+    for i in kept:  # best combined first: a module's first definition here is its best
+        module = docs[i].module
+        best.setdefault(module, combined[i])
+        texts.setdefault(module, []).append(scaled[i])
+    score = {m: best[m] + weight * sum(sorted(texts[m], reverse=True)[1 : 1 + extra]) for m in modules}
+    return sorted(modules, key=lambda m: -score[m])  # stable: ties keep the best definitions' order
 
 
 def _bm25(
