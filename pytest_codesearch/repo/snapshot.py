@@ -178,7 +178,7 @@ class SnapshotStore:
         A relative ``repo`` is taken from the current directory. Raises ``SnapshotError`` when the
         directory, repository or revision cannot be used.
         """
-        given = Path(repo)
+        given = repo if isinstance(repo, Path) else Path(repo)  # the case's own Path keeps its hash
         path = self._resolved.get(given)
         if path is None:
             path = self._resolved[given] = existing_directory(given)
