@@ -39,8 +39,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import ctypes
 
-WATCH_BUDGET = 100_000
-"""Files and folders one process watches at most (kernel memory: about 1 KB each)."""
+WATCH_BUDGET = 30_000
+"""Files and folders one process watches at most: each pins its inode in kernel memory (about 1 KB), and
+``max_user_watches`` (often 8,192 to a few hundred thousand) is shared by all of a user's processes."""
 
 IN_MODIFY, IN_ATTRIB, IN_CLOSE_WRITE, IN_CLOSE_NOWRITE, IN_OPEN = 0x2, 0x4, 0x8, 0x10, 0x20
 IN_MOVED_FROM, IN_MOVED_TO, IN_CREATE, IN_DELETE = 0x40, 0x80, 0x100, 0x200
