@@ -110,3 +110,17 @@ def test_without_the_watch_every_check_walks(tmp_path: Path) -> None:
     _append(root / "src" / "b.py")
     assert [found.describe() for found in store.check(snapshot)] == ["wrote 'src/b.py'"]
     assert store.watch.trusted == 0
+
+
+def test_a_directory_another_process_rebuilt_is_watched_anew(tmp_path: Path) -> None:
+    store, snapshot, root = _store(tmp_path)
+    other = SnapshotStore(tmp_path / "cache", materialize=False)  # another worker of the same run
+    theirs = other.get(tmp_path / "project", snapshot.commit)
+    other.directory(theirs)
+    _append(root / "src" / "a.py")  # their agent writes: they catch it, remove the directory and rebuild it
+    assert [found.describe() for found in other.check(theirs)] == ["wrote 'src/a.py'"]
+    rebuilt = other.directory(theirs)
+    assert store.check(snapshot) == []  # ours walks it (its watch saw the old one go): it is as sealed
+    store.directory(snapshot)
+    (rebuilt / "src" / "new.py").write_text("x\n")  # its folders are new inodes: they must be the ones watched
+    assert [found.describe() for found in store.check(snapshot)] == ["added 'src/new.py'"]

@@ -226,9 +226,8 @@ class SnapshotStore:
         if found:
             self._handed.discard(relative)
             self.watch.forget(relative)
-        else:
+        elif self.watch.verified(relative, snapshot.root):
             self._clean.add(relative)
-            self.watch.verified(relative)
         return found
 
     def _relative(self, snapshot: Snapshot) -> str | None:

@@ -14,7 +14,9 @@ a shared memory mapping sends no event, and only the close of the last descripto
 shows that it was open for writing. So each file's opens are counted against its closes; while one is
 open (an agent reading it, or holding a mapping across cases), a close is seen that this process never
 saw opened, or anything else happens, the directory is walked as before (:func:`seal.verify`, which
-stays the truth).
+stays the truth). If one of its files or folders was moved or went away, its watches may no longer
+cover it (another process may have rebuilt it, even under the old folder's inode number): it is
+forgotten, and watched anew, then walked, before it is handed out again.
 
 The watch stops, and every check walks, on a queue overflow, a refused watch or instance (limits such
 as ``max_user_watches``), a platform without inotify, or in a forked child. Once a directory was handed
@@ -45,13 +47,14 @@ WATCH_BUDGET = 30_000
 
 IN_MODIFY, IN_ATTRIB, IN_CLOSE_WRITE, IN_CLOSE_NOWRITE, IN_OPEN = 0x2, 0x4, 0x8, 0x10, 0x20
 IN_MOVED_FROM, IN_MOVED_TO, IN_CREATE, IN_DELETE = 0x40, 0x80, 0x100, 0x200
-IN_DELETE_SELF, IN_MOVE_SELF, IN_Q_OVERFLOW, IN_IGNORED = 0x400, 0x800, 0x4000, 0x8000
+IN_DELETE_SELF, IN_MOVE_SELF, IN_UNMOUNT, IN_Q_OVERFLOW, IN_IGNORED = 0x400, 0x800, 0x2000, 0x4000, 0x8000
 IN_DONT_FOLLOW = 0x02000000
 IN_NONBLOCK, IN_CLOEXEC = os.O_NONBLOCK, 0o2000000
 _CHANGED = IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_DELETE_SELF | IN_MOVE_SELF
 FILE_MASK = _CHANGED | IN_OPEN | IN_CLOSE_NOWRITE | IN_DONT_FOLLOW
 FOLDER_MASK = _CHANGED | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_DONT_FOLLOW
 """A folder cannot be opened for writing: its opens and closes (every listing) are not asked for."""
+_GONE = IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT | IN_IGNORED
 _EVENT = struct.Struct("iIII")
 
 
@@ -62,6 +65,9 @@ class _Armed:
     inode: int
     watches: set[int] = field(default_factory=set)
     touched: bool = False
+    broken: bool = False
+    """One of its files or folders was moved or went away: the watches may no longer cover the directory
+    (a folder rebuilt by another process can even get the old one's inode number)."""
 
 
 class SealWatch:
@@ -88,7 +94,7 @@ class SealWatch:
         except OSError:
             inode = -1
         armed = self._armed.get(relative)
-        if armed is not None and armed.inode == inode and not self._halted():
+        if armed is not None and armed.inode == inode and not armed.broken and not self._halted():
             return
         self.forget(relative)
         if self._fd is not None and not self._halted():
@@ -107,11 +113,22 @@ class SealWatch:
         self.trusted += 1
         return True
 
-    def verified(self, relative: str) -> None:
-        """Note that a walk found ``relative`` unchanged: events taken before it no longer count."""
+    def verified(self, relative: str, directory: Path) -> bool:
+        """Note that a walk found ``relative`` unchanged: events taken before it no longer count. Return False
+        if its watches may no longer cover ``directory`` (another process rebuilt it, a file was moved): it
+        is forgotten, and must be armed, then walked, before it is handed out again."""
         armed = self._armed.get(relative)
-        if armed is not None:
-            armed.touched = False
+        if armed is None:
+            return True
+        try:
+            inode = os.lstat(directory).st_ino
+        except OSError:
+            inode = -1
+        if armed.broken or inode != armed.inode:
+            self.forget(relative)
+            return False
+        armed.touched = False
+        return True
 
     def forget(self, relative: str) -> None:
         """Stop answering for ``relative`` (found changed, or replaced); its files' counts stay exact."""
@@ -191,7 +208,9 @@ class SealWatch:
                 if mask & IN_CLOSE_NOWRITE and opened > 0:
                     continue  # a read, ended: nothing could be written through it
             for relative in self._owners.get(wd, ()):
-                self._armed[relative].touched = True
+                armed = self._armed[relative]
+                armed.touched = True
+                armed.broken = armed.broken or bool(mask & _GONE)
             if mask & IN_IGNORED:  # the inode is gone (or unwatched): its number may come back for another
                 self._opens.pop(wd, None)
                 self._owners.pop(wd, None)
