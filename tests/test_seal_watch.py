@@ -124,3 +124,12 @@ def test_a_directory_another_process_rebuilt_is_watched_anew(tmp_path: Path) -> 
     store.directory(snapshot)
     (rebuilt / "src" / "new.py").write_text("x\n")  # its folders are new inodes: they must be the ones watched
     assert [found.describe() for found in store.check(snapshot)] == ["added 'src/new.py'"]
+
+
+def test_a_file_made_in_a_folder_an_earlier_case_added_is_caught(tmp_path: Path) -> None:
+    store, snapshot, root = _store(tmp_path)
+    (root / "cache").mkdir()  # an empty folder is no change to the seal: the case passes
+    assert store.check(snapshot) == []
+    store.directory(snapshot)
+    (root / "cache" / "index.bin").write_text("x\n")  # a later case writes into it
+    assert [found.describe() for found in store.check(snapshot)] == ["added 'cache/index.bin'"]

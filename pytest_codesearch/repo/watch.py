@@ -14,9 +14,9 @@ a shared memory mapping sends no event, and only the close of the last descripto
 shows that it was open for writing. So each file's opens are counted against its closes; while one is
 open (an agent reading it, or holding a mapping across cases), a close is seen that this process never
 saw opened, or anything else happens, the directory is walked as before (:func:`seal.verify`, which
-stays the truth). If one of its files or folders was moved or went away, its watches may no longer
-cover it (another process may have rebuilt it, even under the old folder's inode number): it is
-forgotten, and watched anew, then walked, before it is handed out again.
+stays the truth). If an entry was added, moved or removed, its watches may no longer cover it (a new
+folder, which the walk does not count as a change; a directory another process rebuilt, even under the
+old folder's inode number): it is forgotten, and watched anew, then walked, before it is handed out again.
 
 The watch stops, and every check walks, on a queue overflow, a refused watch or instance (limits such
 as ``max_user_watches``), a platform without inotify, or in a forked child. Once a directory was handed
@@ -24,7 +24,8 @@ out without its watch (past :data:`WATCH_BUDGET` files, or after a stop), no fur
 armed: an agent could have opened its files before they were watched. What the watch cannot see is a write
 through a descriptor opened before this process began to watch the file: an agent can hold one only
 by opening the cache's files from outside the directories handed to it (the blob store, a snapshot
-another process handed out). ``docs/cache.md`` says so.
+another process handed out); nor does it see a file system mounted over a folder (which sends no event).
+``docs/cache.md`` says so.
 """
 
 from __future__ import annotations
@@ -54,7 +55,9 @@ _CHANGED = IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_DELETE_SELF | IN_MOVE_SEL
 FILE_MASK = _CHANGED | IN_OPEN | IN_CLOSE_NOWRITE | IN_DONT_FOLLOW
 FOLDER_MASK = _CHANGED | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_DONT_FOLLOW
 """A folder cannot be opened for writing: its opens and closes (every listing) are not asked for."""
-_GONE = IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT | IN_IGNORED
+_RESHAPED = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT
+_RESHAPED |= IN_IGNORED
+"""An entry added, moved or removed: a new folder, which the walk does not count as a change, is not watched."""
 _EVENT = struct.Struct("iIII")
 
 
@@ -66,8 +69,8 @@ class _Armed:
     watches: set[int] = field(default_factory=set)
     touched: bool = False
     broken: bool = False
-    """One of its files or folders was moved or went away: the watches may no longer cover the directory
-    (a folder rebuilt by another process can even get the old one's inode number)."""
+    """An entry was added, moved or removed: the watches may no longer cover the directory (an empty folder
+    added is no change to the walk; a folder rebuilt by another process can get the old one's inode number)."""
 
 
 class SealWatch:
@@ -115,8 +118,8 @@ class SealWatch:
 
     def verified(self, relative: str, directory: Path) -> bool:
         """Note that a walk found ``relative`` unchanged: events taken before it no longer count. Return False
-        if its watches may no longer cover ``directory`` (another process rebuilt it, a file was moved): it
-        is forgotten, and must be armed, then walked, before it is handed out again."""
+        if its watches may no longer cover ``directory`` (an entry added, moved or removed): it is forgotten,
+        and must be armed, then walked, before it is handed out again."""
         armed = self._armed.get(relative)
         if armed is None:
             return True
@@ -210,7 +213,7 @@ class SealWatch:
             for relative in self._owners.get(wd, ()):
                 armed = self._armed[relative]
                 armed.touched = True
-                armed.broken = armed.broken or bool(mask & _GONE)
+                armed.broken = armed.broken or bool(mask & _RESHAPED)
             if mask & IN_IGNORED:  # the inode is gone (or unwatched): its number may come back for another
                 self._opens.pop(wd, None)
                 self._owners.pop(wd, None)
