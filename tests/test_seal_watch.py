@@ -133,3 +133,16 @@ def test_a_file_made_in_a_folder_an_earlier_case_added_is_caught(tmp_path: Path)
     store.directory(snapshot)
     (root / "cache" / "index.bin").write_text("x\n")  # a later case writes into it
     assert [found.describe() for found in store.check(snapshot)] == ["added 'cache/index.bin'"]
+
+
+def test_a_directory_found_changed_when_handed_out_is_watched_once_rebuilt(tmp_path: Path) -> None:
+    _, first, root = _store(tmp_path)
+    (root / "planted.py").write_text("x\n")  # by a run killed mid-case
+    store = SnapshotStore(tmp_path / "cache", materialize=False)  # the next run
+    snapshot = store.get(tmp_path / "project", first.commit)
+    rebuilt = store.directory(snapshot)  # watched, walked: found changed, rebuilt, watched again
+    assert not (rebuilt / "planted.py").exists()
+    assert store.check(snapshot) == [] and store.watch.trusted == 1
+    store.directory(snapshot)
+    (rebuilt / "src" / "new.py").write_text("x\n")
+    assert [found.describe() for found in store.check(snapshot)] == ["added 'src/new.py'"]

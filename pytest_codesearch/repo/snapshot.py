@@ -259,6 +259,7 @@ class SnapshotStore:
             listing = read_manifest(self.cache_dir, relative) if "/" not in relative else None
             if not verify(self.cache_dir, relative, root, listing):
                 return root
+            self.watch.forget(relative)
         built = self._built(root, build())
         self.watch.arm(relative, built)
         return built

@@ -96,12 +96,12 @@ class SealWatch:
             inode = os.lstat(directory).st_ino
         except OSError:
             inode = -1
+        if self._fd is not None and not self._halted():
+            self._drain()  # events so far are the old directory's (a folder removed can lend the new its inode)
         armed = self._armed.get(relative)
         if armed is not None and armed.inode == inode and not armed.broken and not self._halted():
             return
         self.forget(relative)
-        if self._fd is not None and not self._halted():
-            self._drain()  # events of the directory it replaces (an inode kept keeps its watch): not its own
         if self._halted() or self._frozen or inode < 0 or not self._watch_all(relative, directory, inode):
             self._frozen = True
 
