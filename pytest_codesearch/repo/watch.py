@@ -20,11 +20,12 @@ old folder's inode number): it is forgotten, and watched anew, then walked, befo
 
 The watch stops, and every check walks, on a queue overflow, a refused watch or instance (limits such
 as ``max_user_watches``), a platform without inotify, or in a forked child. Once a directory was handed
-out without its watch (past :data:`WATCH_BUDGET` files, or after a stop), no further directory is
-armed: an agent could have opened its files before they were watched. What the watch cannot see is a write
-through a descriptor opened before this process began to watch the file: an agent can hold one only
-by opening the cache's files from outside the directories handed to it (the blob store, a snapshot
-another process handed out); nor does it see a file system mounted over a folder (which sends no event).
+out without its watch (past :data:`WATCH_BUDGET` files, on a file system not in
+:data:`LOCAL_FILE_SYSTEMS` such as NFS, or after a stop), no further directory is armed: an agent
+could have opened its files before they were watched. What the watch cannot see is a write through a
+descriptor opened before this process began to watch the file: an agent can hold one only by opening
+the cache's files from outside the directories handed to it (the blob store, a snapshot another
+process handed out); nor does it see a file system mounted over a folder (which sends no event).
 ``docs/cache.md`` says so.
 """
 
@@ -59,6 +60,18 @@ _RESHAPED = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF
 _RESHAPED |= IN_IGNORED
 """An entry added, moved or removed: a new folder, which the walk does not count as a change, is not watched."""
 _EVENT = struct.Struct("iIII")
+LOCAL_FILE_SYSTEMS = frozenset({
+    0xEF53,  # ext2, ext3, ext4
+    0x58465342,  # xfs
+    0x9123683E,  # btrfs
+    0x01021994,  # tmpfs
+    0x794C7630,  # overlayfs (containers)
+    0x2FC12FC1,  # zfs
+    0xF2F52010,  # f2fs
+    0xCA451A4E,  # bcachefs
+})  # fmt: skip
+"""File systems (``statfs`` types) whose every change inotify reports. On NFS, SMB, FUSE or 9p a change made
+from another machine or by the server sends no event: there every check walks."""
 
 
 @dataclass
@@ -161,6 +174,8 @@ class SealWatch:
         if libc is None:
             self._stop()
             return False
+        if _file_system(libc, directory) not in LOCAL_FILE_SYSTEMS:
+            return False
         if self._fd is None:
             fd = libc.inotify_init1(IN_NONBLOCK | IN_CLOEXEC)
             if fd < 0:  # max_user_instances reached
@@ -238,11 +253,21 @@ def _tree(directory: Path) -> list[tuple[str, bool]] | None:
     return found
 
 
+def _file_system(libc: ctypes.CDLL, directory: Path) -> int | None:
+    """Return the ``statfs`` type of the file system holding ``directory`` (None if it cannot be read)."""
+    import ctypes
+
+    buffer = ctypes.create_string_buffer(256)  # struct statfs: f_type (a C long) comes first
+    if libc.statfs(os.fsencode(directory), buffer) != 0:
+        return None
+    return int(ctypes.c_long.from_buffer(buffer).value) & 0xFFFFFFFF
+
+
 _LIBC: list[ctypes.CDLL | None] = []
 
 
 def _libc() -> ctypes.CDLL | None:
-    """Return the C library with inotify_init1 and inotify_add_watch typed, or None where it has none."""
+    """Return the C library with inotify_init1, inotify_add_watch and statfs typed, or None where it has none."""
     if not _LIBC:
         import ctypes  # only once a directory is armed
 
@@ -251,6 +276,7 @@ def _libc() -> ctypes.CDLL | None:
             libc.inotify_init1.argtypes, libc.inotify_init1.restype = [ctypes.c_int], ctypes.c_int
             libc.inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
             libc.inotify_add_watch.restype = ctypes.c_int
+            libc.statfs.argtypes, libc.statfs.restype = [ctypes.c_char_p, ctypes.c_void_p], ctypes.c_int
             _LIBC.append(libc)
         except (OSError, AttributeError):
             _LIBC.append(None)
