@@ -84,7 +84,9 @@ VANDAL_ERROR = (
 )
 
 
-@pytest.mark.parametrize("dist", [[], ["-n", "2", "--dist", "loadgroup"]], ids=["serial", "xdist"])
+@pytest.mark.parametrize(
+    "dist", [[], ["-n", "2", "--dist", "loadgroup"], ["--codesearch-isolate=process"]], ids=["serial", "xdist", "process"]
+)
 def test_an_agent_that_writes_its_snapshot_is_an_error_and_later_agents_see_the_commit(
     pytester: pytest.Pytester, dist: list[str]
 ) -> None:

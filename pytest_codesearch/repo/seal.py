@@ -7,7 +7,8 @@ file 0444 (0555 if executable) and every folder 0555, and records each file's in
 modification time in a seal, ``<cache_dir>/.seals/<name>-<inode of the directory>``, out of the agents'
 sight. Permissions stop an agent that is not root; root ignores them, so :func:`changes` compares the
 directory with its seal (one ``lstat`` per file, about 5 ms for 1,000 files): a file written, replaced,
-removed or added is a change. The store rebuilds a changed directory and the agent that changed it is
+removed or added is a change. On Linux, ``watch.py`` spares that walk after a case while inotify saw
+nothing touch the directory; the walk stays the truth whenever it saw anything. The store rebuilds a changed directory and the agent that changed it is
 told so (``evaluate.py``).
 
 A write within the file system's clock tick of the file's creation that keeps its size is not seen

@@ -50,6 +50,7 @@ from pytest_codesearch.repo.opening import SnapshotError as SnapshotError  # re-
 from pytest_codesearch.repo.opening import existing_directory, find_repository as find_repository
 from pytest_codesearch.repo.opening import is_git_directory, open_repository, resolve_commit
 from pytest_codesearch.repo.seal import Change, verify
+from pytest_codesearch.repo.watch import SealWatch
 from pytest_codesearch.repo.worktree import WorktreeListing, copy_worktree, list_worktree, worktree_directory
 
 _SUBTREE_MEMO_SIZE = 50_000
@@ -153,6 +154,8 @@ class SnapshotStore:
         self._handed: set[str] = set()
         self._clean: set[str] = set()
         """Directories this process's last :meth:`check` found unchanged, not handed out since."""
+        self.watch = SealWatch()
+        """What spares :meth:`check` its walk while nothing touched a directory (``watch.py``)."""
         self._pid = os.getpid()
         for path in (self.cache_dir, *exclude):
             self.exclude(path)
@@ -175,7 +178,7 @@ class SnapshotStore:
         A relative ``repo`` is taken from the current directory. Raises ``SnapshotError`` when the
         directory, repository or revision cannot be used.
         """
-        given = Path(repo)
+        given = repo if isinstance(repo, Path) else Path(repo)  # the case's own Path keeps its hash
         path = self._resolved.get(given)
         if path is None:
             path = self._resolved[given] = existing_directory(given)
@@ -216,10 +219,14 @@ class SnapshotStore:
         relative = self._relative(snapshot)
         if relative is None or relative not in self._handed:
             return []
+        if self.watch.untouched(relative):
+            self._clean.add(relative)
+            return []
         found = verify(self.cache_dir, relative, snapshot.root, self._listing(snapshot))
         if found:
             self._handed.discard(relative)
-        else:
+            self.watch.forget(relative)
+        elif self.watch.verified(relative, snapshot.root):
             self._clean.add(relative)
         return found
 
@@ -248,10 +255,14 @@ class SnapshotStore:
             if root.is_dir():
                 return root
         if root.is_dir():
+            self.watch.arm(relative, root)  # before the walk: what changes after it is seen
             listing = read_manifest(self.cache_dir, relative) if "/" not in relative else None
             if not verify(self.cache_dir, relative, root, listing):
                 return root
-        return self._built(root, build())
+            self.watch.forget(relative)
+        built = self._built(root, build())
+        self.watch.arm(relative, built)
+        return built
 
     def _copy(self, listing: WorktreeListing) -> int:
         if self.size_limit is not None and listing.size > self.size_limit:
