@@ -9,7 +9,7 @@ import random
 import pytest
 from language_samples import SAMPLES, Sample
 
-from pytest_codesearch.goldset.entities import entities_in_spans
+from pytest_codesearch.goldset.entities import Entities, entities_in_spans
 from pytest_codesearch.mining.regions import composed
 from pytest_codesearch.mining.sitter import TreeOutlines, edited, line_offsets
 from pytest_codesearch.mining.spans import diff_hunks, old_side
@@ -137,3 +137,26 @@ def test_composed_hunks_map_the_first_version_onto_the_third() -> None:
     hunks = composed(diff_hunks(first, second), diff_hunks(second, third), (4, 5, 5))
     assert hunks == [(0, 0, 1, 1), (2, 1, 3, 1), (4, 1, 5, 1)]  # x added; b, d replaced
     assert composed([(9, 1, 9, 1)], [], (4, 4, 4)) is None  # a hunk past the end does not fit
+
+
+def test_a_version_met_again_on_another_branch_is_answered_from_what_was_kept() -> None:
+    """Two branches edit ``f4`` of the same parent: the second meets a version the first already outlined.
+    A parent parsed whole answers from its kept tree (no parse); one outlined from a region maps to the
+    kept tree through the kept edits. Both find what outlining the parent whole finds."""
+    broken = _C_FILE.replace(b"\treturn a + 4;", b"\tint x = ;\n\treturn a + 4;")  # parsed whole: it has an error
+    for parent in (broken, _C_FILE):
+        child, other = parent.replace(b"a + 4;", b"a + 4 + 1;"), parent.replace(b"a + 4;", b"a + 4 + 2;")
+        blobs = {b"p": parent, b"c": child, b"o": other}
+        trees = TreeOutlines(blobs.__getitem__, lambda a, b: diff_hunks(blobs[a], blobs[b]))
+        trees.definitions("x.c", "c", (b"c", None), [], [(1, 1)])
+        for branch in (b"c", b"o"):
+            hunks = diff_hunks(parent, blobs[branch])
+            spans = old_side(parent, hunks)
+            found = trees.definitions("x.c", "c", (b"p", branch), hunks, spans)
+            whole = outline("x.c", parent).definitions
+            assert entities_in_spans("x.c", found, spans) == entities_in_spans("x.c", whole, spans)
+            assert entities_in_spans("x.c", found, spans) == Entities(("x.c:f4",), ("x.c:f4",))
+            if branch == b"c":
+                kept = trees._by_path["x.c"]
+        assert trees._by_path["x.c"].tree is kept.tree  # the second branch reparsed nothing
+        assert trees._by_path["x.c"].blob == (b"p" if parent is broken else b"c")

@@ -7,8 +7,10 @@ whole C file of git's history costs about 0.3 s per MB, nine tenths of a mining 
 versions differ, and tree-sitter reparses only what the edits touch (its incremental parsing: the
 same tree a whole parse gives, for a tree without errors). A tree with an error is not reused: from one,
 tree-sitter's recovery may differ from a whole parse's (tree-sitter issues 1645 and 4001; seed 13 of Java
-in ``tests/test_mining_sitter.py``), so that version is parsed whole. The query then runs only over the changed lines' bytes, which finds the
-definitions holding them and every definition around those (``Grammar.definitions``).
+in ``tests/test_mining_sitter.py``), so that version is parsed whole. A version met again (two branches
+edit the same parent) is answered from what was kept: the tree itself when it was that version's, the kept
+edits when that version was outlined from regions. The query then runs only over the changed lines' bytes,
+which finds the definitions holding them and every definition around those (``Grammar.definitions``).
 Python files are not handled here: ``outline.py`` derives them from the child's ``ast`` outline.
 """
 
@@ -66,10 +68,13 @@ class TreeOutlines:
         """Return the definitions of blob ``ids[0]`` (the file at ``path``) that hold or enclose a line of
         ``spans``; ``hunks`` turn it into its child ``ids[1]``."""
         source_id, new_id = ids
-        source = self._read(source_id)
-        offsets = line_offsets(source)
         found = grammar(language)
         kept = self._by_path.get(path)
+        if kept is not None and kept.blob == source_id and kept.language == language:
+            self._by_path.move_to_end(path)  # this very version was parsed: its tree answers (branches meet it again)
+            return found.definitions(kept.tree, _byte_ranges(kept.offsets, spans))[0]
+        source = self._read(source_id)
+        offsets = line_offsets(source)
         edits = None
         if kept is not None and kept.language == language:
             base, text = Text(kept.data, kept.offsets), Text(source, offsets)
@@ -90,13 +95,14 @@ class TreeOutlines:
         if tree.root_node.has_error and path.lower().endswith(".h") and maybe_cpp(source):
             return outline(path, source).definitions  # a header that may be C++: read as ``outline`` reads it
         self._keep(path, _Kept(source_id, source, tree, language, offsets, source_id))
-        last = len(offsets) - 1
-        ranges = [(offsets[min(first, last + 1) - 1], offsets[min(end, last)]) for first, end in spans]
-        return found.definitions(tree, ranges)[0]
+        return found.definitions(tree, _byte_ranges(offsets, spans))[0]
 
     def _edits(self, kept: _Kept, ids: tuple[bytes, bytes | None], hunks: Sequence[Hunk], source: Text) -> list[Hunk]:
         """Return the hunks from blob ``ids[0]`` to the kept tree's blob: ``hunks`` lead to ``ids[1]``, and from
-        there the kept edits, when they start there; else a diff of the two blobs."""
+        there the kept edits, when they start there; the kept edits alone when ``ids[0]`` is the version they
+        start from (outlined before, on another branch); else a diff of the two blobs."""
+        if kept.version == ids[0]:
+            return list(kept.edits)
         if kept.version == ids[1]:
             if kept.version == kept.blob:
                 return list(hunks)
@@ -111,6 +117,12 @@ class TreeOutlines:
         self._held += len(kept.data)
         while self._held > self._budget and self._by_path:
             self._held -= len(self._by_path.popitem(last=False)[1].data)
+
+
+def _byte_ranges(offsets: list[int], spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Return the bytes (first, past) of each span of lines, given the ``line_offsets`` of the content."""
+    last = len(offsets) - 1
+    return [(offsets[min(first, last + 1) - 1], offsets[min(end, last)]) for first, end in spans]
 
 
 def line_offsets(data: bytes) -> list[int]:
