@@ -10,7 +10,7 @@ import pytest
 from language_samples import SAMPLES, Sample
 
 from pytest_codesearch.goldset.entities import Entities, entities_in_spans
-from pytest_codesearch.mining.regions import composed
+from pytest_codesearch.mining.regions import _child_after, composed, top_level
 from pytest_codesearch.mining.sitter import TreeOutlines, edited, line_offsets
 from pytest_codesearch.mining.spans import diff_hunks, old_side
 from pytest_codesearch.outline import grammar, language_of, outline
@@ -142,13 +142,14 @@ def test_composed_hunks_map_the_first_version_onto_the_third() -> None:
 def test_a_version_met_again_on_another_branch_is_answered_from_what_was_kept() -> None:
     """Two branches edit ``f4`` of the same parent: the second meets a version the first already outlined.
     A parent parsed whole answers from its kept tree (no parse); one outlined from a region maps to the
-    kept tree through the kept edits. Both find what outlining the parent whole finds."""
-    broken = _C_FILE.replace(b"\treturn a + 4;", b"\tint x = ;\n\treturn a + 4;")  # parsed whole: it has an error
-    for parent in (broken, _C_FILE):
+    kept tree through the kept edits. Both find what outlining the parent whole finds. A parent with an
+    error is kept as its top-level nodes alone (never reparsed): met again, it is parsed again."""
+    broken = _C_FILE.replace(b"\treturn a + 4;", b"\tint x = ;\n\treturn a + 4;")
+    for parent, first, kept_blob in ((_C_FILE, b"p", b"p"), (_C_FILE, b"c", b"c"), (broken, b"c", b"p")):
         child, other = parent.replace(b"a + 4;", b"a + 4 + 1;"), parent.replace(b"a + 4;", b"a + 4 + 2;")
         blobs = {b"p": parent, b"c": child, b"o": other}
         trees = TreeOutlines(blobs.__getitem__, lambda a, b: diff_hunks(blobs[a], blobs[b]))
-        trees.definitions("x.c", "c", (b"c", None), [], [(1, 1)])
+        trees.definitions("x.c", "c", (first, None), [], [(1, 1)])  # parsed whole
         for branch in (b"c", b"o"):
             hunks = diff_hunks(parent, blobs[branch])
             spans = old_side(parent, hunks)
@@ -158,5 +159,29 @@ def test_a_version_met_again_on_another_branch_is_answered_from_what_was_kept() 
             assert entities_in_spans("x.c", found, spans) == Entities(("x.c:f4",), ("x.c:f4",))
             if branch == b"c":
                 kept = trees._by_path["x.c"]
-        assert trees._by_path["x.c"].tree is kept.tree  # the second branch reparsed nothing
-        assert trees._by_path["x.c"].blob == (b"p" if parent is broken else b"c")
+        again = trees._by_path["x.c"]
+        assert again.blob == kept_blob
+        if parent is broken:
+            assert again.tree is None and again.tops is not None and again is not kept
+        else:  # the second branch reparsed nothing
+            assert (again.tree, again.tops) == (kept.tree, kept.tops) and again.tree is not None
+
+
+def test_top_level_nodes_are_found_as_tree_sitter_finds_them() -> None:
+    """The top-level node holding the first non-blank byte at or after each offset, found from the kept
+    summary of the top-level nodes, is the one tree-sitter's own lookup climbs to (comments, blank lines,
+    a node with an error and the file's end included)."""
+    text = _C_FILE.replace(b"\treturn a + 4;", b"\tint x = ;\n\treturn a + 4;") + b"/* end */\n\n"
+    tree = grammar("c").parse(text)
+    tops = top_level(tree)
+    root = tree.root_node
+    assert len(tops.nodes) == root.child_count and not all(node.clean for node in tops.nodes)
+    for at in range(len(text) + 1):
+        start = len(text) if not text[at:].strip() else at + len(text[at:]) - len(text[at:].lstrip())
+        node = root.descendant_for_byte_range(start, start + 1) if start < len(text) else None
+        while node is not None and node.parent is not None and node.parent != root:
+            node = node.parent
+        index = _child_after(tops, at, text)
+        expected = None if node is None or node.parent is None else node
+        found = None if index is None else root.children[index]
+        assert found == expected, at

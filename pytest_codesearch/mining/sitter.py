@@ -25,7 +25,7 @@ import numpy as np
 from tree_sitter import Point, Tree
 
 from pytest_codesearch.mining.outline import Hunk
-from pytest_codesearch.mining.regions import Text, composed, region_definitions
+from pytest_codesearch.mining.regions import Text, Tops, composed, region_definitions, top_level
 from pytest_codesearch.outline import grammar, maybe_cpp, outline
 from pytest_codesearch.outline.model import Definition
 
@@ -36,7 +36,10 @@ _NEWLINE = ord("\n")
 class _Kept(NamedTuple):
     blob: bytes
     data: bytes
-    tree: Tree
+    tree: Tree | None
+    """The syntax tree of ``blob``; None when it has an error (never reparsed: ``tops`` is all that is used)."""
+    tops: Tops | None
+    """Its top-level nodes, found when regions first need them."""
     language: str
     offsets: list[int]
     """``line_offsets(data)``, found once for both versions the tree stands for."""
@@ -49,11 +52,16 @@ class _Kept(NamedTuple):
 class TreeOutlines:
     """Keeps the last syntax tree of each path, within a budget of source bytes, to reparse the next version.
 
-    ``read`` returns a blob's content by id; ``diff`` the hunks from one blob to another, by id.
+    A tree with an error is kept as its top-level nodes alone (``regions.Tops``): it is never reparsed, and
+    the whole tree takes about 25 times its source. ``read`` returns a blob's content by id; ``diff`` the
+    hunks from one blob to another, by id.
     """
 
     def __init__(
-        self, read: Callable[[bytes], bytes], diff: Callable[[bytes, bytes], Sequence[Hunk]], budget: int = 16 << 20
+        self,
+        read: Callable[[bytes], bytes],
+        diff: Callable[[bytes, bytes], Sequence[Hunk]],
+        budget: int = 16 << 20,
     ) -> None:
         self._read = read
         self._diff = diff
@@ -70,7 +78,7 @@ class TreeOutlines:
         source_id, new_id = ids
         found = grammar(language)
         kept = self._by_path.get(path)
-        if kept is not None and kept.blob == source_id and kept.language == language:
+        if kept is not None and kept.blob == source_id and kept.language == language and kept.tree is not None:
             self._by_path.move_to_end(path)  # this very version was parsed: its tree answers (branches meet it again)
             return found.definitions(kept.tree, _byte_ranges(kept.offsets, spans))[0]
         source = self._read(source_id)
@@ -80,21 +88,26 @@ class TreeOutlines:
             base, text = Text(kept.data, kept.offsets), Text(source, offsets)
             edits = self._edits(kept, (source_id, new_id), hunks, text)
             if not (path.lower().endswith(".h") and maybe_cpp(source)):  # the C++ reading needs the whole parse
-                derived = region_definitions(found, kept.tree, base, text, edits, spans)
+                tops = _tops(kept)
+                derived = region_definitions(found, tops, base, text, edits, spans)
                 if derived is not None:  # the base's tree stays: the next version is mapped to it
-                    self._by_path[path] = kept._replace(version=source_id, edits=tuple(edits), version_lines=text.lines)
+                    kept = kept._replace(version=source_id, edits=tuple(edits), version_lines=text.lines)
+                    self._by_path[path] = kept._replace(tops=tops)
                     self._by_path.move_to_end(path)
                     return derived
         old = None
         if kept is not None:
             del self._by_path[path]
             self._held -= len(kept.data)
-            if edits is not None and not kept.tree.root_node.has_error:  # a tree with errors: parsed whole
+            if edits is not None and kept.tree is not None:  # a tree with errors: parsed whole
                 old = edited(kept.tree, (kept.data, kept.offsets), (source, offsets), edits)
         tree = found.parse(source, old)
         if tree.root_node.has_error and path.lower().endswith(".h") and maybe_cpp(source):
             return outline(path, source).definitions  # a header that may be C++: read as ``outline`` reads it
-        self._keep(path, _Kept(source_id, source, tree, language, offsets, source_id))
+        if tree.root_node.has_error:
+            self._keep(path, _Kept(source_id, source, None, top_level(tree), language, offsets, source_id))
+        else:
+            self._keep(path, _Kept(source_id, source, tree, None, language, offsets, source_id))
         return found.definitions(tree, _byte_ranges(offsets, spans))[0]
 
     def _edits(self, kept: _Kept, ids: tuple[bytes, bytes | None], hunks: Sequence[Hunk], source: Text) -> list[Hunk]:
@@ -117,6 +130,13 @@ class TreeOutlines:
         self._held += len(kept.data)
         while self._held > self._budget and self._by_path:
             self._held -= len(self._by_path.popitem(last=False)[1].data)
+
+
+def _tops(kept: _Kept) -> Tops:
+    """Return the top-level nodes of the kept tree (found from the tree the first time)."""
+    if kept.tops is not None:
+        return kept.tops
+    return top_level(kept.tree) if kept.tree is not None else Tops((), (), root_error=True)  # (never: no regions)
 
 
 def _byte_ranges(offsets: list[int], spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
