@@ -10,7 +10,7 @@ import pytest
 from language_samples import SAMPLES, Sample
 
 from pytest_codesearch.goldset.entities import Entities, entities_in_spans
-from pytest_codesearch.mining.regions import _child_after, composed, top_level
+from pytest_codesearch.mining.regions import Text, _child_after, _grow, composed, region_definitions, top_level
 from pytest_codesearch.mining.sitter import TreeOutlines, edited, line_offsets
 from pytest_codesearch.mining.spans import diff_hunks, old_side
 from pytest_codesearch.outline import grammar, language_of, outline
@@ -185,3 +185,26 @@ def test_top_level_nodes_are_found_as_tree_sitter_finds_them() -> None:
         expected = None if node is None or node.parent is None else node
         found = None if index is None else root.children[index]
         assert found == expected, at
+
+
+def test_a_region_holding_an_unedited_error_is_not_tried() -> None:
+    """A change to ``f4`` next to an ``f3`` with an error: the region must take in ``f3`` (a frame has no
+    error), whose text the change leaves as it is, so its parse would have the error too: the region is
+    not tried and the file is parsed whole. When the change itself puts the error in ``f3``, the parent's
+    region has none and is read alone."""
+    broken = _C_FILE.replace(b"\treturn a + 3;", b"\tint x = ;\n\treturn a + 3;")
+    base = broken.replace(b"a + 4;", b"a + 4 + 1;")
+    tops, text = top_level(grammar("c").parse(base)), Text(base, line_offsets(base))
+    for parent, tried in ((broken, False), (_C_FILE.replace(b"a + 4;", b"a + 4 + 1;"), True)):
+        hunks = diff_hunks(parent, base)
+        spans = old_side(parent, hunks)
+        source = Text(parent, line_offsets(parent))
+        found = region_definitions(grammar("c"), tops, text, source, hunks, spans)
+        assert (found is not None) == tried
+        line = hunks[0][2]  # where the change lies in the base
+        region = _grow(tops, text, hunks, line, line)
+        assert region is not None and region.doomed == (not tried)
+        trees, found_whole, _ = _parent_outlined_after(parent, base)
+        expected = entities_in_spans("x.c", outline("x.c", parent).definitions, spans)
+        assert entities_in_spans("x.c", found_whole, spans) == expected
+        assert expected.functions == (("x.c:f4",) if not tried else ("x.c:f3",))

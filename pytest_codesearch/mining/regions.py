@@ -105,6 +105,9 @@ class _Region(NamedTuple):
     clean: bool
     """Whether the top-level nodes between the frames are clean in the base and no frame shares a line with
     them: a C or C++ region may then be parsed without its frames (``_parsed``)."""
+    doomed: bool = False
+    """Whether a node between the frames has an error in the base and no hunk edits it: the source holds the
+    same text there, so the region's own parse would have an error too (not trusted): it is not tried."""
 
 
 def region_definitions(
@@ -129,7 +132,7 @@ def region_definitions(
         regions.append(found)
     merged = _merged(regions)
     size = sum(base.start(r.last + 1) - base.start(r.first) for r in merged)
-    if size > MOST_SHARE * len(base.data):
+    if size > MOST_SHARE * len(base.data) or any(region.doomed for region in merged):
         return None
     found_all: list[Definition] = []
     for region in merged:
@@ -207,21 +210,23 @@ def _grow(tops: Tops, base: Text, hunks: Sequence[Hunk], low: int, high: int) ->
             low, high = min(low, first.first), max(high, last.last)
         wider = _widened(base, hunks, low, high, before, after)
         if wider is None:
-            return _framed(base, before, after, core)
+            return _framed(base, hunks, (before, after), core)
         if wider == (low, high):
             return None  # a zero-width node, say: nothing to frame with
         low, high = wider
     return None
 
 
-def _framed(base: Text, before: Top | None, after: Top | None, core: list[Top]) -> _Region:
-    """Return the region of the ``core`` nodes between the frame nodes ``before`` and ``after``."""
+def _framed(base: Text, hunks: Sequence[Hunk], frames: tuple[Top | None, Top | None], core: list[Top]) -> _Region:
+    """Return the region of the ``core`` nodes between the frame nodes ``frames`` (before, after)."""
+    before, after = frames
     top = 1 if before is None else before.first
     bottom = base.lines if after is None else after.last
     inner = (1 if before is None else before.last + 1, base.lines if after is None else after.first - 1)
     alone = not core or (inner[0] <= core[0].first and core[-1].last <= inner[1])
     clean = alone and inner[0] <= inner[1] and all(node.clean for node in core)
-    return _Region(top, bottom, _top_shape(before), _top_shape(after), inner, clean)
+    doomed = any(not node.clean and not _edited(node, hunks) for node in core)
+    return _Region(top, bottom, _top_shape(before), _top_shape(after), inner, clean, doomed)
 
 
 def _in_order(before: Top | None, first: Top | None, last: Top | None, after: Top | None) -> bool:
@@ -263,16 +268,20 @@ def _widened(
 
 def _frames(node: Top, base: Text, hunks: Sequence[Hunk], line: int, before: bool) -> bool:
     """Return whether ``node`` can frame a region: clean, unedited, alone on its outer line (``line``)."""
-    if not node.clean:
+    if not node.clean or _edited(node, hunks):
         return False
-    first, last = node.first, node.last
-    for _, _, base_start, base_count in hunks:
-        low, high = (base_start, base_start + base_count - 1) if base_count else (base_start, base_start + 1)
-        if low <= last and high >= first:
-            return False
     if before:
         return not base.data[base.start(line) : node.start_byte].strip(_SPACE)
     return not base.data[node.end_byte : base.start(line + 1)].strip(_SPACE)
+
+
+def _edited(node: Top, hunks: Sequence[Hunk]) -> bool:
+    """Return whether a hunk edits a line of ``node`` (a pure insertion, the lines on either side of it)."""
+    for _, _, base_start, base_count in hunks:
+        low, high = (base_start, base_start + base_count - 1) if base_count else (base_start, base_start + 1)
+        if low <= node.last and high >= node.first:
+            return True
+    return False
 
 
 def _shape(node: Node | None) -> tuple[str, int] | None:
@@ -294,7 +303,8 @@ def _merged(regions: list[_Region]) -> list[_Region]:
             lower = max(previous, region, key=lambda found: (found.last, found.inner[1]))
             inner = (previous.inner[0], lower.inner[1])
             clean = previous.clean and region.clean  # a frame of one inside the other is a clean node
-            merged[-1] = _Region(previous.first, lower.last, previous.before, lower.after, inner, clean)
+            doomed = previous.doomed or region.doomed
+            merged[-1] = _Region(previous.first, lower.last, previous.before, lower.after, inner, clean, doomed)
         else:
             merged.append(region)
     return merged
