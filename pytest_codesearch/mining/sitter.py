@@ -133,10 +133,11 @@ class TreeOutlines:
 
 
 def _tops(kept: _Kept) -> Tops:
-    """Return the top-level nodes of the kept tree (found from the tree the first time)."""
+    """Return the top-level nodes of the kept tree (found from the tree the first time); an entry holds one
+    or the other, and the empty answer (no region is trusted) is only there for the type checker."""
     if kept.tops is not None:
         return kept.tops
-    return top_level(kept.tree) if kept.tree is not None else Tops((), (), root_error=True)  # (never: no regions)
+    return top_level(kept.tree) if kept.tree is not None else Tops((), (), root_error=True)
 
 
 def _byte_ranges(offsets: list[int], spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
