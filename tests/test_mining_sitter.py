@@ -9,8 +9,8 @@ import random
 import pytest
 from language_samples import SAMPLES, Sample
 
-from pytest_codesearch.goldset.entities import entities_in_spans
-from pytest_codesearch.mining.regions import composed
+from pytest_codesearch.goldset.entities import Entities, entities_in_spans
+from pytest_codesearch.mining.regions import Text, _child_after, _grow, composed, region_definitions, top_level
 from pytest_codesearch.mining.sitter import TreeOutlines, edited, line_offsets
 from pytest_codesearch.mining.spans import diff_hunks, old_side
 from pytest_codesearch.outline import grammar, language_of, outline
@@ -137,3 +137,74 @@ def test_composed_hunks_map_the_first_version_onto_the_third() -> None:
     hunks = composed(diff_hunks(first, second), diff_hunks(second, third), (4, 5, 5))
     assert hunks == [(0, 0, 1, 1), (2, 1, 3, 1), (4, 1, 5, 1)]  # x added; b, d replaced
     assert composed([(9, 1, 9, 1)], [], (4, 4, 4)) is None  # a hunk past the end does not fit
+
+
+def test_a_version_met_again_on_another_branch_is_answered_from_what_was_kept() -> None:
+    """Two branches edit ``f4`` of the same parent: the second meets a version the first already outlined.
+    A parent parsed whole answers from its kept tree (no parse); one outlined from a region maps to the
+    kept tree through the kept edits. Both find what outlining the parent whole finds. A parent with an
+    error is kept as its top-level nodes alone (never reparsed): met again, it is parsed again."""
+    broken = _C_FILE.replace(b"\treturn a + 4;", b"\tint x = ;\n\treturn a + 4;")
+    for parent, first, kept_blob in ((_C_FILE, b"p", b"p"), (_C_FILE, b"c", b"c"), (broken, b"c", b"p")):
+        child, other = parent.replace(b"a + 4;", b"a + 4 + 1;"), parent.replace(b"a + 4;", b"a + 4 + 2;")
+        blobs = {b"p": parent, b"c": child, b"o": other}
+        trees = TreeOutlines(blobs.__getitem__, lambda a, b: diff_hunks(blobs[a], blobs[b]))
+        trees.definitions("x.c", "c", (first, None), [], [(1, 1)])  # parsed whole
+        for branch in (b"c", b"o"):
+            hunks = diff_hunks(parent, blobs[branch])
+            spans = old_side(parent, hunks)
+            found = trees.definitions("x.c", "c", (b"p", branch), hunks, spans)
+            whole = outline("x.c", parent).definitions
+            assert entities_in_spans("x.c", found, spans) == entities_in_spans("x.c", whole, spans)
+            assert entities_in_spans("x.c", found, spans) == Entities(("x.c:f4",), ("x.c:f4",))
+            if branch == b"c":
+                kept = trees._by_path["x.c"]
+        again = trees._by_path["x.c"]
+        assert again.blob == kept_blob
+        if parent is broken:
+            assert again.tree is None and again.tops is not None and again is not kept
+        else:  # the second branch reparsed nothing
+            assert (again.tree, again.tops) == (kept.tree, kept.tops) and again.tree is not None
+
+
+def test_top_level_nodes_are_found_as_tree_sitter_finds_them() -> None:
+    """The top-level node holding the first non-blank byte at or after each offset, found from the kept
+    summary of the top-level nodes, is the one tree-sitter's own lookup climbs to (comments, blank lines,
+    a node with an error and the file's end included)."""
+    text = _C_FILE.replace(b"\treturn a + 4;", b"\tint x = ;\n\treturn a + 4;") + b"/* end */\n\n"
+    tree = grammar("c").parse(text)
+    tops = top_level(tree)
+    root = tree.root_node
+    assert len(tops.nodes) == root.child_count and not all(node.clean for node in tops.nodes)
+    for at in range(len(text) + 1):
+        start = len(text) if not text[at:].strip() else at + len(text[at:]) - len(text[at:].lstrip())
+        node = root.descendant_for_byte_range(start, start + 1) if start < len(text) else None
+        while node is not None and node.parent is not None and node.parent != root:
+            node = node.parent
+        index = _child_after(tops, at, text)
+        expected = None if node is None or node.parent is None else node
+        found = None if index is None else root.children[index]
+        assert found == expected, at
+
+
+def test_a_region_holding_an_unedited_error_is_not_tried() -> None:
+    """A change to ``f4`` next to an ``f3`` with an error: the region must take in ``f3`` (a frame has no
+    error), whose text the change leaves as it is, so its parse would have the error too: the region is
+    not tried and the file is parsed whole. When the change itself puts the error in ``f3``, the parent's
+    region has none and is read alone."""
+    broken = _C_FILE.replace(b"\treturn a + 3;", b"\tint x = ;\n\treturn a + 3;")
+    base = broken.replace(b"a + 4;", b"a + 4 + 1;")
+    tops, text = top_level(grammar("c").parse(base)), Text(base, line_offsets(base))
+    for parent, tried in ((broken, False), (_C_FILE.replace(b"a + 4;", b"a + 4 + 1;"), True)):
+        hunks = diff_hunks(parent, base)
+        spans = old_side(parent, hunks)
+        source = Text(parent, line_offsets(parent))
+        found = region_definitions(grammar("c"), tops, text, source, hunks, spans)
+        assert (found is not None) == tried
+        line = hunks[0][2]  # where the change lies in the base
+        region = _grow(tops, text, hunks, line, line)
+        assert region is not None and region.doomed == (not tried)
+        trees, found_whole, _ = _parent_outlined_after(parent, base)
+        expected = entities_in_spans("x.c", outline("x.c", parent).definitions, spans)
+        assert entities_in_spans("x.c", found_whole, spans) == expected
+        assert expected.functions == (("x.c:f4",) if not tried else ("x.c:f3",))

@@ -1,7 +1,7 @@
 """The definitions around a version's changed lines, from a parse of those lines' top-level definitions alone.
 
-``sitter.py`` keeps the syntax tree of a version of each path met (the base); the version to outline (the
-source) differs from it by a few hunks. Reparsing the whole source from the base's tree costs in
+``sitter.py`` keeps the top-level nodes of the syntax tree of a version of each path met (the base, ``Tops``);
+the version to outline (the source) differs from it by a few hunks. Reparsing the whole source from the base's tree costs in
 proportion to the file (tree-sitter re-reads every node its error recovery made, and 40% of git's C
 files do not parse whole), so each changed line is first looked for in a region of the source: the
 top-level nodes of the base around it, framed by one clean top-level node on each side (or the file's
@@ -25,6 +25,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from typing import NamedTuple
+
+from bisect import bisect_right
 
 from tree_sitter import Node, Tree
 
@@ -59,6 +61,38 @@ class Text(NamedTuple):
         return self.offsets[line - 1] if line <= len(self.offsets) else len(self.data)
 
 
+class Top(NamedTuple):
+    """A top-level node of a syntax tree, as much as regions need of it."""
+
+    start_byte: int
+    end_byte: int
+    first: int
+    last: int
+    """Its first and last line (``_lines``)."""
+    type: str
+    clean: bool
+    """Whether it has no error, is none and is not missing."""
+
+
+class Tops(NamedTuple):
+    """The top-level nodes of a syntax tree, in order: all that ``region_definitions`` reads of a base's tree,
+    a few bytes a node where the tree takes about 25 times its source (``sitter.py`` keeps this alone for a
+    tree with errors, which is never reparsed)."""
+
+    nodes: tuple[Top, ...]
+    ends: tuple[int, ...]
+    """The end byte of each node."""
+    root_error: bool
+    """Whether the root itself is an error node (its children are fragments, not top-level nodes)."""
+
+
+def top_level(tree: Tree) -> Tops:
+    """Return the top-level nodes of ``tree``."""
+    root = tree.root_node
+    nodes = tuple(Top(node.start_byte, node.end_byte, *_lines(node), node.type, _clean(node)) for node in root.children)
+    return Tops(nodes, tuple(node.end_byte for node in nodes), root.is_error)
+
+
 class _Region(NamedTuple):
     first: int
     last: int
@@ -71,30 +105,34 @@ class _Region(NamedTuple):
     clean: bool
     """Whether the top-level nodes between the frames are clean in the base and no frame shares a line with
     them: a C or C++ region may then be parsed without its frames (``_parsed``)."""
+    doomed: bool = False
+    """Whether a node between the frames has an error in the base and no hunk edits it: the source holds the
+    same text there, so the region's own parse would have an error too (not trusted): it is not tried."""
 
 
 def region_definitions(
-    grammar: Grammar, tree: Tree, base: Text, source: Text, hunks: Sequence[Hunk], spans: Sequence[tuple[int, int]]
+    grammar: Grammar, tops: Tops, base: Text, source: Text, hunks: Sequence[Hunk], spans: Sequence[tuple[int, int]]
 ) -> tuple[Definition, ...] | None:
     """Return the source's definitions that meet a line of ``spans`` (and those around them), found from
     regions of the source parsed alone (see the module docstring); None when that cannot be trusted.
 
-    ``tree`` is the base's syntax tree; ``hunks`` turn the source into the base.
+    ``tops`` are the top-level nodes of the base's syntax tree (``top_level``); ``hunks`` turn the source
+    into the base.
     """
-    if len(hunks) > MOST_HUNKS or tree.root_node.is_error or not base.lines or not source.lines:
+    if len(hunks) > MOST_HUNKS or tops.root_error or not base.lines or not source.lines:
         return None
     if not _accounted(base, source, hunks):
         return None
     regions: list[_Region] = []
     for first, last in spans:
         low, high = _to_base(first, hunks)[0], _to_base(last, hunks)[1]
-        found = _grow(tree.root_node, base, hunks, max(1, low), min(high, base.lines))
+        found = _grow(tops, base, hunks, max(1, low), min(high, base.lines))
         if found is None:
             return None
         regions.append(found)
     merged = _merged(regions)
     size = sum(base.start(r.last + 1) - base.start(r.first) for r in merged)
-    if size > MOST_SHARE * len(base.data):
+    if size > MOST_SHARE * len(base.data) or any(region.doomed for region in merged):
         return None
     found_all: list[Definition] = []
     for region in merged:
@@ -150,81 +188,73 @@ def _clean(node: Node) -> bool:
     return not (node.has_error or node.is_error or node.is_missing)
 
 
-def _grow(root: Node, base: Text, hunks: Sequence[Hunk], low: int, high: int) -> _Region | None:
+def _grow(tops: Tops, base: Text, hunks: Sequence[Hunk], low: int, high: int) -> _Region | None:
     """Return the region of base lines ``low`` to ``high``: whole top-level nodes, framed by a clean one on each
     side that no hunk edits and that has its lines to itself; None when it would exceed half the file."""
     limit = MOST_SHARE * len(base.data)
+    nodes = tops.nodes
     while base.start(high + 1) - base.start(low) <= limit:
         past = base.start(high + 1)
-        head = _child_after(root, base.start(low), base.data)
-        first = head if head is not None and head.start_byte < past else None
-        core = [] if first is None else [first]
-        after = head if first is None else first.next_sibling
-        while after is not None and after.start_byte < past:
-            core.append(after)
-            after = after.next_sibling
-        last = core[-1] if core else None
-        before = _last_before(root, head)
+        head = _child_after(tops, base.start(low), base.data)
+        at = len(nodes) if head is None else head  # the first node not before the region
+        stop = at
+        while stop < len(nodes) and nodes[stop].start_byte < past:
+            stop += 1
+        core = list(nodes[at:stop])
+        first, last = (core[0], core[-1]) if core else (None, None)
+        after = nodes[stop] if stop < len(nodes) else None
+        before = nodes[at - 1] if at > 0 else None
         if not _in_order(before, first or after, last, after):
             return None
         if first is not None and last is not None:
-            low, high = min(low, _lines(first)[0]), max(high, _lines(last)[1])
+            low, high = min(low, first.first), max(high, last.last)
         wider = _widened(base, hunks, low, high, before, after)
         if wider is None:
-            return _framed(base, before, after, core)
+            return _framed(base, hunks, (before, after), core)
         if wider == (low, high):
             return None  # a zero-width node, say: nothing to frame with
         low, high = wider
     return None
 
 
-def _framed(base: Text, before: Node | None, after: Node | None, core: list[Node]) -> _Region:
-    """Return the region of the ``core`` nodes between the frame nodes ``before`` and ``after``."""
-    top = 1 if before is None else _lines(before)[0]
-    bottom = base.lines if after is None else _lines(after)[1]
-    inner = (1 if before is None else _lines(before)[1] + 1, base.lines if after is None else _lines(after)[0] - 1)
-    alone = not core or (inner[0] <= _lines(core[0])[0] and _lines(core[-1])[1] <= inner[1])
-    clean = alone and inner[0] <= inner[1] and all(_clean(node) for node in core)
-    return _Region(top, bottom, _shape(before), _shape(after), inner, clean)
+def _framed(base: Text, hunks: Sequence[Hunk], frames: tuple[Top | None, Top | None], core: list[Top]) -> _Region:
+    """Return the region of the ``core`` nodes between the frame nodes ``frames`` (before, after)."""
+    before, after = frames
+    top = 1 if before is None else before.first
+    bottom = base.lines if after is None else after.last
+    inner = (1 if before is None else before.last + 1, base.lines if after is None else after.first - 1)
+    alone = not core or (inner[0] <= core[0].first and core[-1].last <= inner[1])
+    clean = alone and inner[0] <= inner[1] and all(node.clean for node in core)
+    doomed = any(not node.clean and not _edited(node, hunks) for node in core)
+    return _Region(top, bottom, _top_shape(before), _top_shape(after), inner, clean, doomed)
 
 
-def _in_order(before: Node | None, first: Node | None, last: Node | None, after: Node | None) -> bool:
-    """Return whether the nodes found follow one another (a check on tree-sitter's sibling links)."""
+def _in_order(before: Top | None, first: Top | None, last: Top | None, after: Top | None) -> bool:
+    """Return whether the nodes found follow one another (as tree-sitter's sibling links should)."""
     if before is not None and first is not None and before.end_byte > first.start_byte:
         return False
     return last is None or after is None or last.end_byte <= after.start_byte
 
 
-def _child_after(root: Node, at: int, data: bytes) -> Node | None:
-    """Return the top-level node holding the first non-blank byte at or after ``at``, or None when none is.
-
-    Found from the deepest node there, climbing: tree-sitter's ``first_child_for_byte`` (node and cursor)
-    misses children and can crash (0.26).
-    """
+def _child_after(tops: Tops, at: int, data: bytes) -> int | None:
+    """Return the index of the top-level node holding the first non-blank byte at or after ``at``, or None
+    when none is: the first node ending after that byte, if it starts at or before it (as tree-sitter's
+    ``descendant_for_byte_range`` descends)."""
     blank = _BLANK.match(data, at)
     start = at if blank is None else blank.end()
     if start >= len(data):
         return None
-    node: Node | None = root.descendant_for_byte_range(start, start + 1)
-    while node is not None and node.parent is not None and node.parent != root:
-        node = node.parent
-    return node if node is not None and node.parent is not None else None
-
-
-def _last_before(root: Node, head: Node | None) -> Node | None:
-    """Return the top-level node before ``head`` (the last one when ``head`` is None)."""
-    if head is not None:
-        return head.prev_sibling
-    return root.child(root.child_count - 1) if root.child_count else None
+    index = bisect_right(tops.ends, start)
+    return index if index < len(tops.nodes) and tops.nodes[index].start_byte <= start else None
 
 
 def _widened(
-    base: Text, hunks: Sequence[Hunk], low: int, high: int, before: Node | None, after: Node | None
+    base: Text, hunks: Sequence[Hunk], low: int, high: int, before: Top | None, after: Top | None
 ) -> tuple[int, int] | None:
     """Return the wider core lines when a frame node does not frame (unclean, edited, sharing a line) or a
     hunk straddles the region's edge; None when the frame holds."""
-    top = 1 if before is None else _lines(before)[0]
-    bottom = base.lines if after is None else _lines(after)[1]
+    top = 1 if before is None else before.first
+    bottom = base.lines if after is None else after.last
     if before is not None and not _frames(before, base, hunks, top, before=True):
         return top, high
     if after is not None and not _frames(after, base, hunks, bottom, before=False):
@@ -236,21 +266,29 @@ def _widened(
     return None
 
 
-def _frames(node: Node, base: Text, hunks: Sequence[Hunk], line: int, before: bool) -> bool:
+def _frames(node: Top, base: Text, hunks: Sequence[Hunk], line: int, before: bool) -> bool:
     """Return whether ``node`` can frame a region: clean, unedited, alone on its outer line (``line``)."""
-    if not _clean(node):
+    if not node.clean or _edited(node, hunks):
         return False
-    first, last = _lines(node)
-    for _, _, base_start, base_count in hunks:
-        low, high = (base_start, base_start + base_count - 1) if base_count else (base_start, base_start + 1)
-        if low <= last and high >= first:
-            return False
     if before:
         return not base.data[base.start(line) : node.start_byte].strip(_SPACE)
     return not base.data[node.end_byte : base.start(line + 1)].strip(_SPACE)
 
 
+def _edited(node: Top, hunks: Sequence[Hunk]) -> bool:
+    """Return whether a hunk edits a line of ``node`` (a pure insertion, the lines on either side of it)."""
+    for _, _, base_start, base_count in hunks:
+        low, high = (base_start, base_start + base_count - 1) if base_count else (base_start, base_start + 1)
+        if low <= node.last and high >= node.first:
+            return True
+    return False
+
+
 def _shape(node: Node | None) -> tuple[str, int] | None:
+    return None if node is None else (node.type, node.end_byte - node.start_byte)
+
+
+def _top_shape(node: Top | None) -> tuple[str, int] | None:
     return None if node is None else (node.type, node.end_byte - node.start_byte)
 
 
@@ -265,7 +303,8 @@ def _merged(regions: list[_Region]) -> list[_Region]:
             lower = max(previous, region, key=lambda found: (found.last, found.inner[1]))
             inner = (previous.inner[0], lower.inner[1])
             clean = previous.clean and region.clean  # a frame of one inside the other is a clean node
-            merged[-1] = _Region(previous.first, lower.last, previous.before, lower.after, inner, clean)
+            doomed = previous.doomed or region.doomed
+            merged[-1] = _Region(previous.first, lower.last, previous.before, lower.after, inner, clean, doomed)
         else:
             merged.append(region)
     return merged

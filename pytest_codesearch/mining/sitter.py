@@ -7,8 +7,10 @@ whole C file of git's history costs about 0.3 s per MB, nine tenths of a mining 
 versions differ, and tree-sitter reparses only what the edits touch (its incremental parsing: the
 same tree a whole parse gives, for a tree without errors). A tree with an error is not reused: from one,
 tree-sitter's recovery may differ from a whole parse's (tree-sitter issues 1645 and 4001; seed 13 of Java
-in ``tests/test_mining_sitter.py``), so that version is parsed whole. The query then runs only over the changed lines' bytes, which finds the
-definitions holding them and every definition around those (``Grammar.definitions``).
+in ``tests/test_mining_sitter.py``), so that version is parsed whole. A version met again (two branches
+edit the same parent) is answered from what was kept: the tree itself when it was that version's, the kept
+edits when that version was outlined from regions. The query then runs only over the changed lines' bytes,
+which finds the definitions holding them and every definition around those (``Grammar.definitions``).
 Python files are not handled here: ``outline.py`` derives them from the child's ``ast`` outline.
 """
 
@@ -23,7 +25,7 @@ import numpy as np
 from tree_sitter import Point, Tree
 
 from pytest_codesearch.mining.outline import Hunk
-from pytest_codesearch.mining.regions import Text, composed, region_definitions
+from pytest_codesearch.mining.regions import Text, Tops, composed, region_definitions, top_level
 from pytest_codesearch.outline import grammar, maybe_cpp, outline
 from pytest_codesearch.outline.model import Definition
 
@@ -34,7 +36,10 @@ _NEWLINE = ord("\n")
 class _Kept(NamedTuple):
     blob: bytes
     data: bytes
-    tree: Tree
+    tree: Tree | None
+    """The syntax tree of ``blob``; None when it has an error (never reparsed: ``tops`` is all that is used)."""
+    tops: Tops | None
+    """Its top-level nodes, found when regions first need them."""
     language: str
     offsets: list[int]
     """``line_offsets(data)``, found once for both versions the tree stands for."""
@@ -47,11 +52,16 @@ class _Kept(NamedTuple):
 class TreeOutlines:
     """Keeps the last syntax tree of each path, within a budget of source bytes, to reparse the next version.
 
-    ``read`` returns a blob's content by id; ``diff`` the hunks from one blob to another, by id.
+    A tree with an error is kept as its top-level nodes alone (``regions.Tops``): it is never reparsed, and
+    the whole tree takes about 25 times its source. ``read`` returns a blob's content by id; ``diff`` the
+    hunks from one blob to another, by id.
     """
 
     def __init__(
-        self, read: Callable[[bytes], bytes], diff: Callable[[bytes, bytes], Sequence[Hunk]], budget: int = 16 << 20
+        self,
+        read: Callable[[bytes], bytes],
+        diff: Callable[[bytes, bytes], Sequence[Hunk]],
+        budget: int = 16 << 20,
     ) -> None:
         self._read = read
         self._diff = diff
@@ -66,37 +76,46 @@ class TreeOutlines:
         """Return the definitions of blob ``ids[0]`` (the file at ``path``) that hold or enclose a line of
         ``spans``; ``hunks`` turn it into its child ``ids[1]``."""
         source_id, new_id = ids
-        source = self._read(source_id)
-        offsets = line_offsets(source)
         found = grammar(language)
         kept = self._by_path.get(path)
+        if kept is not None and kept.blob == source_id and kept.language == language and kept.tree is not None:
+            self._by_path.move_to_end(path)  # this very version was parsed: its tree answers (branches meet it again)
+            return found.definitions(kept.tree, _byte_ranges(kept.offsets, spans))[0]
+        source = self._read(source_id)
+        offsets = line_offsets(source)
         edits = None
         if kept is not None and kept.language == language:
             base, text = Text(kept.data, kept.offsets), Text(source, offsets)
             edits = self._edits(kept, (source_id, new_id), hunks, text)
             if not (path.lower().endswith(".h") and maybe_cpp(source)):  # the C++ reading needs the whole parse
-                derived = region_definitions(found, kept.tree, base, text, edits, spans)
+                tops = _tops(kept)
+                derived = region_definitions(found, tops, base, text, edits, spans)
                 if derived is not None:  # the base's tree stays: the next version is mapped to it
-                    self._by_path[path] = kept._replace(version=source_id, edits=tuple(edits), version_lines=text.lines)
+                    kept = kept._replace(version=source_id, edits=tuple(edits), version_lines=text.lines)
+                    self._by_path[path] = kept._replace(tops=tops)
                     self._by_path.move_to_end(path)
                     return derived
         old = None
         if kept is not None:
             del self._by_path[path]
             self._held -= len(kept.data)
-            if edits is not None and not kept.tree.root_node.has_error:  # a tree with errors: parsed whole
+            if edits is not None and kept.tree is not None:  # a tree with errors: parsed whole
                 old = edited(kept.tree, (kept.data, kept.offsets), (source, offsets), edits)
         tree = found.parse(source, old)
         if tree.root_node.has_error and path.lower().endswith(".h") and maybe_cpp(source):
             return outline(path, source).definitions  # a header that may be C++: read as ``outline`` reads it
-        self._keep(path, _Kept(source_id, source, tree, language, offsets, source_id))
-        last = len(offsets) - 1
-        ranges = [(offsets[min(first, last + 1) - 1], offsets[min(end, last)]) for first, end in spans]
-        return found.definitions(tree, ranges)[0]
+        if tree.root_node.has_error:
+            self._keep(path, _Kept(source_id, source, None, top_level(tree), language, offsets, source_id))
+        else:
+            self._keep(path, _Kept(source_id, source, tree, None, language, offsets, source_id))
+        return found.definitions(tree, _byte_ranges(offsets, spans))[0]
 
     def _edits(self, kept: _Kept, ids: tuple[bytes, bytes | None], hunks: Sequence[Hunk], source: Text) -> list[Hunk]:
         """Return the hunks from blob ``ids[0]`` to the kept tree's blob: ``hunks`` lead to ``ids[1]``, and from
-        there the kept edits, when they start there; else a diff of the two blobs."""
+        there the kept edits, when they start there; the kept edits alone when ``ids[0]`` is the version they
+        start from (outlined before, on another branch); else a diff of the two blobs."""
+        if kept.version == ids[0]:
+            return list(kept.edits)
         if kept.version == ids[1]:
             if kept.version == kept.blob:
                 return list(hunks)
@@ -111,6 +130,20 @@ class TreeOutlines:
         self._held += len(kept.data)
         while self._held > self._budget and self._by_path:
             self._held -= len(self._by_path.popitem(last=False)[1].data)
+
+
+def _tops(kept: _Kept) -> Tops:
+    """Return the top-level nodes of the kept tree (found from the tree the first time); an entry holds one
+    or the other, and the empty answer (no region is trusted) is only there for the type checker."""
+    if kept.tops is not None:
+        return kept.tops
+    return top_level(kept.tree) if kept.tree is not None else Tops((), (), root_error=True)
+
+
+def _byte_ranges(offsets: list[int], spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Return the bytes (first, past) of each span of lines, given the ``line_offsets`` of the content."""
+    last = len(offsets) - 1
+    return [(offsets[min(first, last + 1) - 1], offsets[min(end, last)]) for first, end in spans]
 
 
 def line_offsets(data: bytes) -> list[int]:
