@@ -97,13 +97,16 @@ def index_snapshot(
     """
     cache.trim()
     listing = list_snapshot(root, max_bytes, view)
-    if keep is not None:
-        kept = [file for file in listing.files if keep(file.path)]
-        if kept:
-            corpus, documents = _corpus(kept, listing, path_weight, cache, recent)
-            if documents:
-                return corpus
-    return _corpus(listing.files, listing, path_weight, cache, recent)[0]
+    try:
+        if keep is not None:
+            kept = [file for file in listing.files if keep(file.path)]
+            if kept:
+                corpus, documents = _corpus(kept, listing, path_weight, cache, recent)
+                if documents:
+                    return corpus
+        return _corpus(listing.files, listing, path_weight, cache, recent)[0]
+    finally:
+        cache.flush()  # the counts of this snapshot's new blobs, one file for other processes
 
 
 def _corpus(
