@@ -49,6 +49,13 @@ def test_query_words_naming_a_definition_add_their_idf_once_per_file() -> None:
     assert dunder.named(1, "Parser.__init__ is slow", {"init": 0.5, "parser": 0.25}.__getitem__) == [0.75]
 
 
+def test_the_idf_of_the_names_a_query_uses_is_summed_in_the_names_order_whatever_the_hash_seed() -> None:
+    scored = ScoredEntities((_doc("a.py:alpha"), _doc("a.py:beta"), _doc("a.py:gamma")), (0, 0, 0), (0.0, 0.0, 0.0))
+    idf = {"alpha": 1e16, "beta": 1.0, "gamma": 1.0}.__getitem__
+    # (1e16 + 1) + 1 rounds to 1e16 twice; (1 + 1) + 1e16 is 1e16 + 2: only the sorted order gives 1e16
+    assert scored.named(1, "gamma beta alpha", idf) == [1e16]
+
+
 def test_a_definition_the_query_names_adds_the_idf_of_its_own_name() -> None:
     idf = {"widget": 1.5, "render": 0.5, "helper_fn": 2.0, "parse_row": 4.0}.__getitem__
     named = SCORED.plus_names("Widget.render() and helper_fn(); not parse_rows", idf, 3.0)

@@ -331,3 +331,52 @@ def test_loadgroup_keeps_a_snapshot_on_one_worker_and_matches_the_serial_run(pyt
         workers.setdefault(case["base_commit"], set()).add(case["worker"])
     assert all(len(found) == 1 for found in workers.values()), workers
     assert set.union(*workers.values()) == {"gw0", "gw1"}
+
+
+def _history_with_tests(path: Path, rng: random.Random, commits: int) -> list[str]:
+    """A random history of source and test files (some moved between the two), function by function."""
+    repo = init_repo(path)
+
+    def text() -> str:
+        return "".join(f"def {rng.choice(WORDS)}_{n}():\n    {' '.join(rng.choices(WORDS, k=8))}\n" for n in range(3))
+
+    files = {(f"tests/test_mod{i}.py" if i % 3 == 0 else f"pkg/mod{i}.py"): text() for i in range(24)}
+    ids = [commit(repo, dict(files), "Initial")]
+    for number in range(commits - 1):
+        change: dict[str, str | None] = {}
+        for _ in range(rng.randint(1, 3)):
+            name = rng.choice(sorted(files))
+            if rng.random() < 0.3:  # moved into tests/ or out of it
+                moved = f"tests/test_moved{number}.py" if name.startswith("pkg/") else f"pkg/moved{number}.py"
+                files[moved] = files.pop(name)
+                change[name], change[moved] = None, files[moved]
+            else:
+                files[name] = change[name] = text()
+        ids.append(commit(repo, change, f"Change {number}"))
+    return ids
+
+
+def test_bm25_reads_no_test_file_it_never_ranks_and_answers_as_an_index_holding_them(
+    tmp_path: Path, lazy_store: SnapshotStore
+) -> None:
+    rng = random.Random(11)
+    commits = _history_with_tests(tmp_path / "project", rng, 12)
+    shared = TokenCache()
+    agent = BM25Agent(token_cache=shared)
+    for rev in rng.choices(commits, k=20):
+        snapshot = lazy_store.get(tmp_path / "project", rev)
+        holding = BM25Agent(token_cache=TokenCache())
+        holding._indexer.skip = None  # test files indexed, as before they were skipped
+        assert _answers(agent, snapshot) == _answers(holding, snapshot), rev
+    sources = {f.blob for rev in commits for f in _text_files(lazy_store, tmp_path, rev) if f.path.startswith("pkg/")}
+    assert shared.tokenized <= len(sources) and all(blob in sources for blob in shared._blobs)
+
+
+def test_bm25_over_a_snapshot_whose_only_source_files_are_tests_answers_nothing_as_before(tmp_path: Path) -> None:
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_cache.py").write_text("def test_cache():\n    install_cache()\n")
+    (tmp_path / "guide.md").write_text("install the cache\n")
+    agent = BM25Agent(token_cache=TokenCache())
+    agent.initialize(str(tmp_path))
+    assert agent.retrieve("install cache").files == []  # the test file is the corpus, and is never ranked
+    assert "install_cache" in agent.token_cache.vocabulary and "the" not in agent.token_cache.vocabulary

@@ -8,7 +8,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from pytest_codesearch.agents.index.tokenize import STOP_WORDS, count_tokens, path_tokens, tokenize
+from pytest_codesearch.agents.index.tokenize import STOP_WORDS, WORD, count_tokens, path_tokens, tokenize, words
 from pytest_codesearch.agents.index.tokencache import TokenCache, newest_terms
 from pytest_codesearch.agents.index.wordtable import WordTable
 
@@ -102,8 +102,22 @@ def test_count_tokens_equals_counting_the_token_sequence_in_the_same_order() -> 
     assert counts["snapshot_store"] == 1
 
 
+def test_words_are_the_regular_expressions_matches_on_ascii_and_other_texts() -> None:
+    every_ascii = "".join(map(chr, range(128)))
+    expected = ["0123456789", "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "_", "abcdefghijklmnopqrstuvwxyz"]
+    assert words(every_ascii) == WORD.findall(every_ascii) == expected
+    rng = random.Random(3)
+    alphabets = [every_ascii, every_ascii + "éü\u00a0\u2028\x85\u0663ß", "ab_ \n\t\x0b\x0c\x1c\x1d\x1e\x1f.-"]
+    for _ in range(300):
+        text = "".join(rng.choice(rng.choice(alphabets)) for _ in range(rng.randrange(60)))
+        assert words(text) == WORD.findall(text), repr(text)
+
+
 def test_a_word_table_counts_term_ids_as_count_tokens_counts_tokens() -> None:
     vocabulary: dict[str, int] = {}
+    WordTable(vocabulary).counts(CODE)
+    assert list(vocabulary) == list(count_tokens(CODE))  # terms are numbered in the order they first occur
+    vocabulary.clear()
     table = WordTable(vocabulary, max_words=12)  # small: the table starts afresh mid-way, counts stay exact
     texts = [CODE, "", "a the is", CODE.upper(), "naïve utf8 HTTPServer\r\nsnapshot_store\x00ünïcode " * 3]
     for text in texts + texts:

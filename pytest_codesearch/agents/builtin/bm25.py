@@ -320,9 +320,12 @@ class BM25Agent:
         self._root: Path | None = None
         self._entities: Callable[[str], tuple[EntityDoc, ...]] = lambda path: ()
         self.token_cache = shared_token_cache() if token_cache is None else token_cache
-        # files="source" ranks source files only: other files are never read, unless a snapshot has none
+        # files="source" ranks source files only: other files are never read, unless a snapshot has none;
+        # with exclude_tests, test files are never ranked, so they are not read either (N, df and avgdl
+        # count ranked files alone: answers are those of an index that holds them)
         keep = partial(is_source_path, tests=True) if files == "source" else None
-        self._indexer = SnapshotIndexer(0, max_bytes, self.token_cache, keep=keep)
+        skip = is_test_path if exclude_tests else None
+        self._indexer = SnapshotIndexer(0, max_bytes, self.token_cache, keep=keep, skip=skip)
         self._cache: IndexCache[FieldIndex] = IndexCache(self._build, cached_indexes)
         self._index: FieldIndex | None = None
 

@@ -85,25 +85,35 @@ def index_snapshot(
     recent: Iterable[TokenCorpus] = (),
     view: SnapshotView | None = None,
     keep: Callable[[str], bool] | None = None,
+    skip: Callable[[str], bool] | None = None,
 ) -> TokenCorpus:
     """Return the postings of the text files of ``root``, each counted as its text's tokens plus
     its path's tokens ``path_weight`` times (``tokencache.document_arrays``).
 
     The files are those of ``view`` when given (see :func:`~pytest_codesearch.agents.index.snapshot_files.list_snapshot`);
     with ``keep``, only those whose path it accepts, unless none of them is a text file (then all).
+    Files ``skip`` accepts are left out too (an agent that never ranks them need not read them), except
+    when the files ``keep`` accepts have text files only among them: that corpus is then theirs, as
+    without ``skip``.
     Blob contents are read and tokenised only when ``cache`` lacks them. When the base of one of the
     ``recent`` corpora (built with the same ``path_weight``, ``max_bytes`` and ``keep`` over ``cache``'s
     vocabulary) lacks at most :data:`MAX_DELTA` of the files, the corpus is derived from it.
     """
     cache.trim()
     listing = list_snapshot(root, max_bytes, view)
-    if keep is not None:
-        kept = [file for file in listing.files if keep(file.path)]
-        if kept:
-            corpus, documents = _corpus(kept, listing, path_weight, cache, recent)
-            if documents:
-                return corpus
-    return _corpus(listing.files, listing, path_weight, cache, recent)[0]
+    try:
+        if keep is not None:
+            kept = [file for file in listing.files if keep(file.path)]
+            needed = kept if skip is None else [file for file in kept if not skip(file.path)]
+            for files in [needed, kept] if needed is not kept else [kept]:
+                if files:
+                    corpus, documents = _corpus(files, listing, path_weight, cache, recent)
+                    if documents:
+                        return corpus
+        every = listing.files if skip is None else [file for file in listing.files if not skip(file.path)]
+        return _corpus(every, listing, path_weight, cache, recent)[0]
+    finally:
+        cache.flush()  # the counts of this snapshot's new blobs, one file for other processes
 
 
 def _corpus(
@@ -175,7 +185,8 @@ def rank_files(corpus: TokenCorpus, scores: npt.NDArray[np.float64], top_n: int)
 class SnapshotIndexer:
     """Indexes the snapshots of one agent, keeping its last ``bases`` base corpora to derive others from.
 
-    With ``keep``, only the files whose path it accepts are indexed (see :func:`index_snapshot`).
+    With ``keep``, only the files whose path it accepts are indexed, and with ``skip`` not those it
+    accepts (see :func:`index_snapshot`).
 
     An agent with the ``use_snapshot`` hook passes the view on (:meth:`use_snapshot`); the next
     :meth:`index` of that view's root reads the view's files instead of looking for them.
@@ -188,12 +199,14 @@ class SnapshotIndexer:
         cache: TokenCache,
         bases: int = 4,
         keep: Callable[[str], bool] | None = None,
+        skip: Callable[[str], bool] | None = None,
     ) -> None:
         self.path_weight = path_weight
         self.max_bytes = max_bytes
         self.cache = cache
         self.keep = None if keep is None else lru_cache(maxsize=KEPT_PATHS)(keep)
         """``keep``, remembered by path: snapshots of one repository share most paths."""
+        self.skip = None if skip is None else lru_cache(maxsize=KEPT_PATHS)(skip)
         self.capacity = bases
         self._bases: list[TokenCorpus] = []
         self._view: SnapshotView | None = None
@@ -210,7 +223,9 @@ class SnapshotIndexer:
     def index(self, root: Path) -> TokenCorpus:
         """Return the corpus of ``root`` (see :func:`index_snapshot`), derived from a kept base if one fits."""
         view = self._view_for(root)
-        corpus = index_snapshot(root, self.path_weight, self.max_bytes, self.cache, self._bases, view, self.keep)
+        corpus = index_snapshot(
+            root, self.path_weight, self.max_bytes, self.cache, self._bases, view, self.keep, self.skip
+        )
         if corpus.blobs is not None:
             self._bases = [c for c in self._bases if c.base is not corpus.base]
             self._bases.insert(0, corpus)

@@ -188,12 +188,16 @@ class ScoredEntities:
     def named(self, n_files: int, query: str, idf: Callable[[str], float]) -> list[float]:
         """Return, per file position, the idf sum of the distinct words of ``query`` that name a definition
         of the file (any part of a qualified name, case left aside: ``Session`` and ``login`` for
-        ``Session.login``); the idf of a name is that of its token (underscores at its ends dropped)."""
+        ``Session.login``); the idf of a name is that of its token (underscores at its ends dropped).
+
+        The names are summed in sorted order: a set's order follows the process's string hashes, and
+        the last bit of a float sum follows the order.
+        """
         words = {word.lower() for word in WORD.findall(query)}
         names: list[set[str]] = [set() for _ in range(n_files)]
         for file, doc in zip(self.files, self.docs):
             names[file].update(part.lower() for part in name_parts(doc.name))
-        return [sum(idf(name.strip("_")) for name in found & words) for found in names]
+        return [sum(idf(name.strip("_")) for name in sorted(found & words)) for found in names]
 
     def plus_names(self, query: str, idf: Callable[[str], float], weight: float) -> ScoredEntities:
         """Return these documents with ``weight`` times the idf of its own name (the last part of its qualified

@@ -25,7 +25,8 @@ Memory is bounded three ways:
 
 With a :attr:`TokenCache.store` (the plugin gives the shared cache one under ``--codesearch-cache-dir``),
 a blob missing from memory is looked up on disk before it is read and tokenised, and what is tokenised
-is written there (``tokenstore.py``): a second run, or another xdist worker, tokenises nothing again.
+is written there at each :meth:`TokenCache.flush` (``tokenstore.py``: the indexer flushes after each
+snapshot): a second run, or another xdist worker, tokenises nothing again.
 """
 
 from __future__ import annotations
@@ -183,6 +184,11 @@ class TokenCache:
         self._postings += len(found[0])
         self._evict()
         return found
+
+    def flush(self) -> None:
+        """Write what was counted since the last flush to the store (one file: ``tokenstore.py``), if any."""
+        if self.store is not None:
+            self.store.flush()
 
     def term_ids(self, tokens: Iterable[str]) -> list[int]:
         """Return the id of each token, adding new tokens to the vocabulary."""

@@ -41,6 +41,10 @@ STOP_WORDS = frozenset(
 WORD = re.compile(r"\w+")
 """A word: a maximal run of word characters (no word spans a line)."""
 
+_ASCII_SPACES = bytes(c if chr(c).isascii() and (chr(c).isalnum() or c == ord("_")) else ord(" ") for c in range(256))
+"""Each byte itself if it is an ASCII word character (a letter, a digit or ``_``: what ``\\w`` matches
+among ASCII characters), else a space."""
+
 # Lowercase letters here mean every word character except digits, "_" and ASCII capitals.
 _PART = re.compile(
     r"[A-Z]+(?=[A-Z][^\W\d_A-Z])"  # an acronym before a capitalised part: HTTP|Server
@@ -60,10 +64,21 @@ def word_tokens(word: str) -> tuple[str, ...]:
     return tuple(tokens)
 
 
+def words(text: str) -> list[str]:
+    """Return the words of ``text`` in reading order: ``WORD.findall(text)``.
+
+    An ASCII text (most source files) has every other character turned into a space by
+    ``bytes.translate`` and is then split at spaces, about three times as fast as the regular expression.
+    """
+    if text.isascii():
+        return text.encode("ascii").translate(_ASCII_SPACES).decode("ascii").split()
+    return WORD.findall(text)
+
+
 def tokenize(text: str) -> list[str]:
     """Return the tokens of ``text`` in reading order (see the module docstring for the rules)."""
     tokens: list[str] = []
-    for word in WORD.findall(text):
+    for word in words(text):
         tokens.extend(word_tokens(word))
     return tokens
 
@@ -75,7 +90,7 @@ def count_tokens(text: str) -> Counter[str]:
     come in the order of their first occurrence, as in ``Counter(tokenize(text))``.
     """
     counts: Counter[str] = Counter()
-    for word, occurrences in Counter(WORD.findall(text)).items():
+    for word, occurrences in Counter(words(text)).items():
         for token in word_tokens(word):
             counts[token] += occurrences
     return counts

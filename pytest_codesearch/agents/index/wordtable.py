@@ -3,9 +3,10 @@
 Counting a blob's tokens is most of a cold run's indexing: every blob a gold set's snapshots hold is
 tokenised once. :func:`~pytest_codesearch.agents.index.tokenize.count_tokens` cuts each distinct word into
 its tokens in Python and the token cache then looks each token's id up; a :class:`WordTable` remembers,
-for each word it has seen, the term ids of its tokens, so a blob costs a regular-expression pass, a
-``Counter`` of its words and a few numpy operations: the words' token ids laid side by side, weighted by
-how often each word occurs, summed per term. The counts are those of ``count_tokens`` exactly
+for each word it has seen, the term ids of its tokens, so a blob costs a split into words
+(:func:`~pytest_codesearch.agents.index.tokenize.words`), a ``Counter`` of them and a few numpy
+operations: the words' token ids laid side by side, weighted by how often each word occurs, summed
+per term. The counts are those of ``count_tokens`` exactly
 (``tests/test_tokenize.py``). A new version of a file counted before is counted from the old version's
 counts and the lines that changed (:meth:`WordTable.counts_since`): about half the time on SWE-bench
 Lite's modified blobs.
@@ -18,7 +19,7 @@ from collections import Counter
 import numpy as np
 import numpy.typing as npt
 
-from pytest_codesearch.agents.index.tokenize import WORD, word_tokens
+from pytest_codesearch.agents.index.tokenize import word_tokens, words
 
 IdArray = npt.NDArray[np.int32]
 
@@ -40,20 +41,21 @@ class WordTable:
 
     def counts(self, text: str) -> tuple[IdArray, IdArray]:
         """Return the term ids of ``text``'s tokens, ascending, and how often each occurs."""
-        counted = Counter(WORD.findall(text))
+        counted = Counter(words(text))
         if len(self._words) + len(counted) > self.max_words:
             self._words.clear()
             self._used = 0
         numbers = list(map(self._words.get, counted))
         if None in numbers:
-            numbers = [self._add(word) if n is None else n for word, n in zip(counted, numbers)]
-        words = np.array(numbers, dtype=np.int64)
-        lengths = self._lengths[words]
+            self._add([word for word, n in zip(counted, numbers) if n is None])
+            numbers = list(map(self._words.__getitem__, counted))
+        numbered = np.array(numbers, dtype=np.int64)
+        lengths = self._lengths[numbered]
         total = int(lengths.sum())
         if not total:
             return np.zeros(0, np.int32), np.zeros(0, np.int32)
         ends = np.cumsum(lengths)
-        positions = np.arange(total, dtype=np.int64) + np.repeat(self._starts[words] - ends + lengths, lengths)
+        positions = np.arange(total, dtype=np.int64) + np.repeat(self._starts[numbered] - ends + lengths, lengths)
         occurrences = np.repeat(np.fromiter(counted.values(), np.int64, len(counted)), lengths)
         term_ids, slots = np.unique(self._flat[positions], return_inverse=True)
         sums = np.bincount(slots, weights=occurrences, minlength=len(term_ids))
@@ -87,19 +89,24 @@ class WordTable:
         kept = sums > 0
         return term_ids[kept].astype(np.int32), sums[kept].astype(np.int32)
 
-    def _add(self, word: str) -> int:
-        """Return the number of ``word``, adding it (and its tokens to the vocabulary)."""
+    def _add(self, new: list[str]) -> None:
+        """Number the words ``new`` (none known yet), adding their tokens to the vocabulary in their order."""
         vocabulary = self.vocabulary
-        ids = [vocabulary.setdefault(token, len(vocabulary)) for token in word_tokens(word)]
-        number = len(self._words)
-        if number >= len(self._starts):
+        flat: list[int] = []
+        sizes: list[int] = []
+        for word in new:
+            tokens = word_tokens(word)
+            flat.extend([vocabulary.setdefault(token, len(vocabulary)) for token in tokens])
+            sizes.append(len(tokens))
+        first, last = len(self._words), len(self._words) + len(new)
+        while last > len(self._starts):
             self._starts = np.resize(self._starts, 2 * len(self._starts))
             self._lengths = np.resize(self._lengths, 2 * len(self._lengths))
-        while self._used + len(ids) > len(self._flat):
+        while self._used + len(flat) > len(self._flat):
             self._flat = np.resize(self._flat, 2 * len(self._flat))
-        self._starts[number] = self._used
-        self._lengths[number] = len(ids)
-        self._flat[self._used : self._used + len(ids)] = ids
-        self._used += len(ids)
-        self._words[word] = number
-        return number
+        lengths = np.array(sizes, dtype=np.int64)
+        self._lengths[first:last] = lengths
+        self._starts[first:last] = self._used + np.cumsum(lengths) - lengths
+        self._flat[self._used : self._used + len(flat)] = flat
+        self._used += len(flat)
+        self._words.update(zip(new, range(first, last)))
