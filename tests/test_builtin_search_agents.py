@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi  # type: ignore[import-untyped]
 
-from pytest_codesearch.agents.builtin.bm25 import BM25Agent, bm25_scores, build_bm25_index
+from pytest_codesearch.agents.builtin.bm25 import BM25Agent
+from pytest_codesearch.agents.index.bm25score import bm25_scores, build_bm25_index
 from pytest_codesearch.agents.contract import RetrievalAgent
 from pytest_codesearch.agents.index.corpus import IndexCache, build_token_corpus, iter_text_files
 from pytest_codesearch.agents.builtin.keyword import KeywordAgent

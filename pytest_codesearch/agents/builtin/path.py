@@ -26,7 +26,7 @@ from typing import ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from pytest_codesearch.agents.builtin.bm25 import Bm25Index, bm25_scores, build_bm25_index
+from pytest_codesearch.agents.index.bm25score import Bm25Index, bm25_scores, build_bm25_index
 from pytest_codesearch.agents.contract import RetrievalResult
 from pytest_codesearch.agents.index.corpus import IndexCache, build_token_corpus, rank_files
 from pytest_codesearch.agents.index.indexstore import stored_index

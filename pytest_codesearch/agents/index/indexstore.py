@@ -41,6 +41,7 @@ import numpy.typing as npt
 
 from pytest_codesearch import filekinds, pathglob
 from pytest_codesearch.agents.index import (
+    bm25score,
     corpus,
     postings,
     snapshot_files,
@@ -96,7 +97,8 @@ def stored_index(
 def code_digest(*modules: ModuleType) -> str:
     """Return a hash of the source of the modules that make an index, and of ``modules``."""
     here = sys.modules[__name__]
-    base = [tokenize, wordtable, tokencache, filekinds, pathglob, snapshot_files, postings, corpus, storedvocab, here]
+    base = [tokenize, wordtable, tokencache, filekinds, pathglob, snapshot_files, postings, corpus, storedvocab]
+    base += [bm25score, here]
     return source_digest(*base, *modules)[:12]
 
 
