@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 from pathlib import Path
@@ -76,6 +77,34 @@ def test_a_directory_another_process_holds_is_never_pruned(tmp_path: Path) -> No
     assert (removed.directories, removed.blobs) == (1, 2)
     assert not (cache / str(first.tree_id)).exists() and not os.listdir(cache / "blobs")
     assert pruned_since(cache, 0) == removed
+
+
+def _locked(mark: Path) -> bool:
+    """Return True when a lock is held on ``mark`` (by ``Holds``: another open file description)."""
+    fd = os.open(mark, os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return False
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+
+
+def test_holding_a_directory_again_touches_its_mark_and_keeps_its_lock(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    holds = Holds(keep=2)
+    holds.hold(cache, "worktrees/abc")
+    mark = mark_path(cache, "worktrees/abc")
+    os.utime(mark, (0, 0))
+    holds.hold(cache, "worktrees/abc")  # again, as every case of a snapshot does: its use is recorded
+    assert mark.stat().st_mtime > 0 and _locked(mark)
+    holds.hold(cache, "t1")
+    assert _locked(mark)
+    holds.hold(cache, "t2")  # past keep=2: the least recently held, worktrees/abc, is released
+    assert not _locked(mark) and _locked(mark_path(cache, "t1"))
+    holds.release()
+    assert not _locked(mark_path(cache, "t2"))
 
 
 def test_directories_are_pruned_once_they_take_more_than_the_blobs(tmp_path: Path) -> None:

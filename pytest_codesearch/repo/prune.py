@@ -127,15 +127,19 @@ class Holds:
 
     def __init__(self, keep: int = 4) -> None:
         self.keep = keep
-        self._held: OrderedDict[Path, int] = OrderedDict()
+        self._held: OrderedDict[tuple[Path, str], int] = OrderedDict()
 
     def hold(self, cache_dir: Path, relative: str) -> None:
-        """Hold the directory ``relative`` of ``cache_dir`` (it may not exist yet: build it after this)."""
-        mark = mark_path(cache_dir, relative)
-        fd = self._held.get(mark)
+        """Hold the directory ``relative`` of ``cache_dir`` (it may not exist yet: build it after this).
+
+        Held directories are keyed by ``(cache_dir, relative)``: holding one again (every case of a snapshot
+        does) builds no path, it only touches the mark (issue 23).
+        """
+        key = (cache_dir, relative)
+        fd = self._held.get(key)
         if fd is None:
-            fd = self._held[mark] = _lock_mark(mark) if fcntl is not None else -1
-        self._held.move_to_end(mark)
+            fd = self._held[key] = _lock_mark(mark_path(cache_dir, relative)) if fcntl is not None else -1
+        self._held.move_to_end(key)
         if fd >= 0:
             os.utime(fd)
         while len(self._held) > self.keep:
