@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from shared_blob import two_snapshots_sharing_a_blob
 from gitrepo import commit, init_repo
 
 from pytest_codesearch.repo import SnapshotStore
@@ -74,12 +75,7 @@ def test_a_chmod_is_walked_and_what_the_walk_finds_is_the_answer(tmp_path: Path)
 
 
 def test_a_write_through_a_link_outside_the_directory_is_caught(tmp_path: Path) -> None:
-    repo = init_repo(tmp_path / "project")
-    first = commit(repo, {"a.py": "shared\n", "b.py": "one\n"}, "first")
-    second = commit(repo, {"b.py": "two\n"}, "second")
-    store = SnapshotStore(tmp_path / "cache", materialize=False)
-    one, two = (store.get(tmp_path / "project", rev) for rev in (first, second))
-    roots = [store.directory(one), store.directory(two)]
+    store, one, _, roots = two_snapshots_sharing_a_blob(tmp_path)
     assert store.check(one) == [] and store.watch.trusted == 0  # two's link to a.py changed its link count
     store.directory(one)
     assert store.check(one) == [] and store.watch.trusted == 1

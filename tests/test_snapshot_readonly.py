@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pygit2
 import pytest
+from shared_blob import two_snapshots_sharing_a_blob
 from gitrepo import commit, init_repo, write_files
 
 from example_project import read_results
@@ -115,12 +116,7 @@ def test_a_working_tree_case_never_exposes_the_users_files(pytester: pytest.Pyte
 
 
 def test_a_blob_written_through_its_link_is_rewritten_for_every_snapshot(tmp_path: Path) -> None:
-    repo = init_repo(tmp_path / "project")
-    first = commit(repo, {"a.py": "shared\n", "b.py": "one\n"}, "first")
-    second = commit(repo, {"b.py": "two\n"}, "second")
-    store = SnapshotStore(tmp_path / "cache", materialize=False)
-    one, two = (store.get(tmp_path / "project", rev) for rev in (first, second))
-    roots = [store.directory(one), store.directory(two)]
+    store, one, two, roots = two_snapshots_sharing_a_blob(tmp_path)
     assert os.stat(roots[0] / "a.py").st_ino == os.stat(roots[1] / "a.py").st_ino
     assert oct(os.stat(roots[0]).st_mode & 0o777) == oct(0o555)
     with open(roots[0] / "a.py", "w") as stream:  # as root: the write goes through to the shared blob
