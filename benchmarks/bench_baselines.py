@@ -1,13 +1,16 @@
 """Score the built-in agents, and bm25s when installed, on SWE-bench-style instances.
 
 Each instance (one JSON object a line, or a JSON list) gives ``instance_id``, ``repo`` (``owner/name``),
-``base_commit``, ``problem_statement`` (the query) and ``patch``. The truth is the files the patch
+``base_commit``, ``problem_statement`` (the query) and ``patch``. The file truth is the files the patch
 modifies or deletes: the ``diff --git a/X b/X`` headers minus the files it adds (``--- /dev/null``).
 Each agent searches the tree of ``base_commit`` read straight from a local mirror with pygit2 (no
 checkout: the agents get a snapshot manifest and read blobs from the object database), and the
-script prints file-level Acc@1/3/5 as LocAgent computes it: a case counts at k when the truth files
-among the first k answers number ``min(|truth|, k)``. Beside them: the number of instances, the
-seconds spent indexing (all snapshots) and the median (p50) time of one query.
+script prints LocAgent's Acc@k (a case counts at k when the truth among the first k answers numbers
+``min(|truth|, k)``): files at 1, 3, 5 and 10, modules and functions at 5 and 10. Module and function
+truth is the library's, derived from the patch at ``base_commit`` under LocAgent's convention
+(``--codesearch-profile locagent``: a change inside ``__init__`` or a class body names the class), so
+these columns equal the plugin's ``module_acc@k`` and ``function_acc@k``. Beside them: the number of
+instances, the seconds spent indexing (all snapshots) and the median (p50) time of one query.
 
     python benchmarks/bench_baselines.py swe_lite.jsonl mirrors.json --repos flask,requests
     python benchmarks/bench_baselines.py swe_lite.jsonl mirrors.json --every 3 --agents bm25,bm25s:stem=true
@@ -16,8 +19,10 @@ seconds spent indexing (all snapshots) and the median (p50) time of one query.
 mirror lacks (some keep their largest files out) are left out of the tree. ``--agents`` names
 ``bm25``, ``keyword``, ``path``, ``hybrid``, ``embedding`` and ``bm25s``, each with constructor arguments
 after ``:``, separated by ``;`` (``bm25:k1=0.9;b=0.4``, ``hybrid:agents=bm25+embedding``,
-``embedding:model=/path/to/model;threads=2``; ``embedding`` needs the ``embeddings`` extra, and a cache
-folder for its vectors may be given with ``--embedding-cache DIR``: run twice to time a warm cache). ``bm25s`` is
+``embedding:model=/path/to/model;threads=2``; ``embedding`` needs the ``embeddings`` extra). ``--cache DIR``
+gives the agents the stores a run's cache directory gives them (token counts, indexes, function
+documents, embeddings; ``--codesearch-cache-dir``): run twice over one folder to time a warm cache, or
+point it at a plugin run's cache directory to reuse what that run stored. ``bm25s`` is
 bm25s (``pip install bm25s``) with its defaults and English stop words over whole text files,
 test files (``is_test_path``) left out; ``bm25s:stem=true`` adds its English Snowball stemmer
 (``pip install PyStemmer``) and ``bm25s:files=source`` keeps the files ``bm25`` ranks by default
@@ -25,7 +30,7 @@ test files (``is_test_path``) left out; ``bm25s:stem=true`` adds its English Sno
 is shared: CPU time is the steadier figure); the last column is the process's peak resident memory so
 far (MB, every agent run before included).
 
-The truth parsing here is self-contained on purpose; the library's patch parser may replace it.
+The file truth is parsed here, independently of the library, on purpose: it checks the library's.
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -53,13 +58,21 @@ from pytest_codesearch.agents.contract import RetrievalResult
 from pytest_codesearch.agents.builtin.hybrid import HybridAgent
 from pytest_codesearch.agents.builtin.keyword import KeywordAgent
 from pytest_codesearch.agents.builtin.path import PathAgent
-from pytest_codesearch.agents.index.embedstore import use_embedding_store
+from pytest_codesearch.agents.index.stores import StoreRoots, use_stores
 from pytest_codesearch.agents.index.tokencache import decode_text
 from pytest_codesearch.filekinds import is_source_path, is_test_path
+from pytest_codesearch.goldset.formats.base import ReadOptions
+from pytest_codesearch.goldset.formats.swebench import load_swebench
+from pytest_codesearch.goldset.model import TestCase
 from pytest_codesearch.repo.manifest import TreeListing
 from pytest_codesearch.repo.materialize import SubtreeMemo, list_tree
+from pytest_codesearch.scoring.levels import score_levels
 
-KS = (1, 3, 5)
+KS = (1, 3, 5, 10)
+"""Cut-offs of file-level Acc@k."""
+LEVEL_KS = (5, 10)
+"""Cut-offs of module- and function-level Acc@k (the published tables' columns)."""
+LEVELS = ("module", "function")
 _DIFF_HEADER = re.compile(r"^diff --git a/(.+?) b/(.+)$")
 
 
@@ -72,6 +85,8 @@ class Instance:
     base_commit: str
     query: str
     truth: frozenset[str]
+    case: TestCase | None = None
+    """The library's case of the instance (module and function truth), None when it has none."""
 
 
 def patch_truth(patch: str) -> frozenset[str]:
@@ -124,22 +139,34 @@ class Tally:
 
     hits: dict[int, int] = field(default_factory=lambda: dict.fromkeys(KS, 0))
     cases: int = 0
+    levels: dict[str, list[float]] = field(default_factory=dict)
+    """``module_acc@5`` etc.: one value per instance with truth at that level."""
     index_s: float = 0.0
     index_cpu_s: float = 0.0
     query_s: list[float] = field(default_factory=list)
 
-    def add(self, ranked: Sequence[str], truth: frozenset[str]) -> None:
+    def add(self, answer: RetrievalResult, instance: Instance) -> None:
         """Count one answer."""
         self.cases += 1
         for k in KS:
-            self.hits[k] += acc_at_k(ranked, truth, k)
+            self.hits[k] += acc_at_k(answer.files, instance.truth, k)
+        if instance.case is not None:
+            for name, value in score_levels(instance.case, answer.modules, answer.functions, LEVEL_KS).items():
+                self.levels.setdefault(name, []).append(value)
 
     def row(self, name: str) -> str:
         """Return the table row: Acc@k in percent, instances, index seconds (wall, CPU), p50 query milliseconds."""
-        accs = " ".join(f"{100 * self.hits[k] / max(self.cases, 1):6.1f}" for k in KS)
+        accs = " ".join(f"{100 * self.hits[k] / max(self.cases, 1):6.2f}" for k in KS)
+        levels = " ".join(self._level(f"{level}_acc@{k}") for level in LEVELS for k in LEVEL_KS)
         p50 = 1000 * statistics.median(self.query_s) if self.query_s else 0.0
         peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        return f"{name:<28} {accs} {self.cases:6d} {self.index_s:9.1f} {self.index_cpu_s:9.1f} {p50:9.1f} {peak_mb:7.0f}"
+        return (f"{name:<28} {accs} {levels} {self.cases:6d} {self.index_s:9.1f} {self.index_cpu_s:9.1f} "
+                f"{p50:9.1f} {peak_mb:7.0f}")  # fmt: skip
+
+    def _level(self, metric: str) -> str:
+        """Return the mean of ``metric`` in percent over the instances with truth at its level, ``-`` for none."""
+        values = self.levels.get(metric)
+        return f"{100 * statistics.fmean(values):6.2f}" if values else f"{'-':>6}"
 
 
 class Bm25sSearcher:
@@ -230,7 +257,7 @@ def run_agent(searcher: Searcher, instances: Iterable[Instance], where: Callable
         tally.index_cpu_s += cpu
         answer, seconds, _ = _timed(lambda: searcher.retrieve(instance.query))
         tally.query_s.append(seconds)
-        tally.add(answer.files, instance.truth)
+        tally.add(answer, instance)
     return tally
 
 
@@ -281,17 +308,22 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="keep every N-th instance, in file order (a spread-out subset to iterate on)")
     parser.add_argument("--agents", default="bm25,keyword,path,hybrid,bm25s",
                         help="comma-separated; options after ':' with ';' between, e.g. 'bm25:k1=1.2;b=0.5'")
-    parser.add_argument("--embedding-cache", type=Path,
-                        help="folder the embedding agent keeps its vectors in (default: none, every run is cold)")
+    parser.add_argument("--cache", type=Path,
+                        help="the agents' stores (tokens, indexes, embeddings) under this folder, as a run's "
+                        "cache dir holds them (default: none: every run is cold)")
     args = parser.parse_args(argv)
-    if args.embedding_cache is not None:
-        use_embedding_store(args.embedding_cache)
+    if args.cache is not None:
+        use_stores(StoreRoots(str(args.cache), None))
     mirrors: dict[str, str] = json.loads(args.mirrors.read_text(encoding="utf-8"))
     wanted = set(args.repos.split(",")) if args.repos else None
     instances = [i for i in load_instances(args.instances, wanted) if _mirror(mirrors, i.repo)][:: args.every]
+    instances = with_entity_truth(instances, args.instances, mirrors)
     repos = sorted({i.repo for i in instances})
-    print(f"{len(instances)} instances from {len(repos)} repositories: {', '.join(repos)}")
-    print(f"{'agent':<28} {'Acc@1':>6} {'Acc@3':>6} {'Acc@5':>6} {'cases':>6} {'index_s':>9} {'index_cpu':>9} {'p50_ms':>9} {'peak_mb':>7}")
+    print(f"{len(instances)} instances from {len(repos)} repositories: {', '.join(repos)}; "
+          f"{sum(i.case is not None for i in instances)} with module and function truth")
+    files = " ".join(f"{f'Acc@{k}':>6}" for k in KS)
+    levels = " ".join(f"{f'{short}@{k}':>6}" for short in ("mod", "fn") for k in LEVEL_KS)
+    print(f"{'agent':<28} {files} {levels} {'cases':>6} {'index_s':>9} {'index_cpu':>9} {'p50_ms':>9} {'peak_mb':>7}")
     with tempfile.TemporaryDirectory(prefix="bench-baselines-") as scratch:
         cache = Path(scratch)
         for spec in args.agents.split(","):
@@ -299,6 +331,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             where = _locator(searcher, mirrors, cache)
             print(run_agent(searcher, instances, where).row(spec), flush=True)
     return 0
+
+
+def with_entity_truth(instances: list[Instance], path: Path, mirrors: dict[str, str]) -> list[Instance]:
+    """Return ``instances`` with the library's case of each (module and function truth from its patch at its
+    base commit, LocAgent's convention); an instance the library cannot read keeps ``case`` None."""
+    repos = {i.repo: Path(_mirror(mirrors, i.repo) or "") for i in instances}
+    loaded = load_swebench(path, ReadOptions(repos=repos, convention="locagent"))
+    cases = {case.id: case for case in loaded.cases}
+    return [replace(i, case=cases.get(i.instance_id)) for i in instances]
 
 
 def _mirror(mirrors: dict[str, str], repo: str) -> str | None:
