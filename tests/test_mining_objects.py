@@ -87,3 +87,22 @@ def test_fast_reads_skip_the_hash_check_as_git_log_does_and_restore_it(tmp_path:
         assert reader.read(claimed.raw)[1] == b"other content\n"
     with pytest.raises(pygit2.GitError, match="hash"):
         ObjectReader(pygit2.Repository(str(tmp_path / "r"))).read(claimed.raw)
+
+
+def test_the_whitespace_check_reads_a_file_whose_blobs_are_held_first(tmp_path: Path) -> None:
+    from pytest_codesearch.mining.files import CommitFiles, FileSorter
+    from pytest_codesearch.mining.treediff import TreeDiffer
+
+    repo = init_repo(tmp_path / "r")
+    commit(repo, {"src/big.c": "int big;\n" * 500, "src/small.c": "int a;\n"}, "Start")
+    second = commit(repo, {"src/big.c": "long big;\n" * 500, "src/small.c": "long a;\n"}, "Widen the types")
+    child = repo[pygit2.Oid(hex=second)].peel(pygit2.Commit)
+    sorter = FileSorter(repo, FilterConfig(), TreeDiffer(repo))
+    files = sorter.sort(child.parents[0].tree_id.raw, child.tree_id.raw)
+    assert isinstance(files, CommitFiles) and files.ground_truth == ("src/big.c", "src/small.c")
+    big, small = files.scored
+    assert sorter.blobs.read_cost(small.old_id) == len("int a;\n")
+    sorter.blobs.read(big.old_id), sorter.blobs.read(big.new_id or b"")
+    assert sorter.blobs.read_cost(big.old_id) == sorter.blobs.read_cost(big.new_id or b"") == 0
+    assert sorter.formatting_only(files) is False
+    assert sorter.blobs.read_cost(small.old_id) == len("int a;\n")  # the held file had the real edit: small never read

@@ -103,3 +103,20 @@ def test_skipping_patterns_that_cannot_match_changes_no_query() -> None:
         text = "".join(rng.choice(atoms) for _ in range(rng.randint(0, 12)))
         assert clean_text(text) == _every_substitution(text), text
         assert query_from_parts(*split_message(text)) == message_to_query(text)
+
+
+def test_skipping_lines_without_a_colon_or_commit_drops_the_same_lines() -> None:
+    import random
+
+    from pytest_codesearch.mining import query
+    from pytest_codesearch.mining.query import split_message
+
+    atoms = ["Signed-off-by", "Reviewed-By", " ", ":", ": ", "THIS REVERTS COMMIT", "(Cherry Picked From Commit",
+             "this reverts commit", "0123abcd", ")", ".", "Fix the cache", "CoMmIt", "co", "mmit", "x", "\u0130t",
+             "Link: http://x", "key"]  # fmt: skip
+    rng = random.Random(3)
+    for _ in range(5000):
+        line = "".join(rng.choice(atoms) for _ in range(rng.randint(1, 6))).strip() or "x"
+        dropped = query._DROPPED_LINE(line) is not None
+        assert split_message(f"Subject\n\n{line}") == ("Subject", [] if dropped else [line]), line
+    assert split_message("Fix it\n\nTHIS REVERTS COMMIT 0123abcd.\nThe body.")[1] == ["The body."]

@@ -187,3 +187,21 @@ def test_docs_name_every_rule_reason_and_field() -> None:
     docs = (Path(__file__).parent.parent / "docs" / "mining.md").read_text(encoding="utf-8")
     names = [*RULE_NAMES, *DROP_REASONS, *FilterConfig.model_fields]
     assert [name for name in names if f"`{name}`" not in docs] == []
+
+
+def test_a_rules_words_are_in_every_message_it_matches_once_lower_cased() -> None:
+    import re
+    import sys
+
+    for rule in (rule for rule in MESSAGE_RULES if rule.words):
+        letters = "".join(sorted(set("".join(rule.words))))
+        folded = re.compile(f"[{letters}]", re.IGNORECASE)
+        odd = [chr(code) for code in range(sys.maxunicode + 1) if folded.fullmatch(chr(code))]
+        assert all(char.lower() in letters for char in odd), (rule.name, odd)  # no special case folding
+    messages = ["Fix x\n\nThis reverts commit 0123456789.", "REVERT \"x\"", "ReApply the fix", "Fix x\n\nTHIS REVERTS "
+                "COMMIT abcdef0123", "Fix x\n\nthis reverted commit 0123456", "reverting is hard", "Reapplying", ""]  # fmt: skip
+    revert = next(rule for rule in MESSAGE_RULES if rule.name == "revert")
+    for message in messages:
+        expected = "revert" if revert.matches(message.split("\n")[0], message) else None
+        assert RuleSet(["revert"]).first_match(message.split("\n")[0], message) == expected, message
+    assert [RuleSet(["revert"]).first_match("x", m) for m in messages[:4]] == ["revert"] * 4

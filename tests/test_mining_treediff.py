@@ -9,6 +9,7 @@ import pygit2
 import pytest
 from gitrepo import commit, init_repo, raw_tree
 
+from pytest_codesearch.mining import treediff
 from pytest_codesearch.mining.treediff import TREE, Change, TreeDiffer
 
 BLOB = 0o100644
@@ -117,7 +118,7 @@ def test_random_tree_pairs_give_the_same_changes_both_ways(tmp_path: Path) -> No
         return changed
 
     shortcuts = 0
-    shared = _Spy(repo)  # one differ for every pair: trees are split like the last one at their path
+    shared = _Spy(repo)  # one differ for every pair: trees met before keep where their entries end
     for _ in range(300):
         old = tree(2)
         new = mutate(old, 2)
@@ -126,3 +127,20 @@ def test_random_tree_pairs_give_the_same_changes_both_ways(tmp_path: Path) -> No
         assert shared.diff(old_id.raw, new_id.raw) == _SetsOnly(repo).diff(old_id.raw, new_id.raw)
     assert shortcuts > 100  # the shortcut was taken often, and agreed every time
     assert shared.shortcuts > 100
+
+
+def test_when_both_trees_are_new_the_parents_is_split_for_the_next_commits_diff(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = init_repo(tmp_path / "r")
+    first = commit(repo, {f"m{n}.py": f"M = {n}\n" for n in range(30)})
+    second = commit(repo, {"m3.py": "M = 'three'\n"})
+    third = commit(repo, {"m20.py": "M = 'twenty'\n"})
+    trees = [_tree_of(repo, commit_id).raw for commit_id in (first, second, third)]
+    split: list[bytes] = []
+    whole = treediff._split_whole
+    monkeypatch.setattr(treediff, "_split_whole", lambda tree: split.append(tree.raw) or whole(tree))
+    differ = TreeDiffer(repo)
+    assert [change.path for change in differ.diff(trees[1], trees[2])] == [b"m20.py"]  # newest first, both new
+    assert [change.path for change in differ.diff(trees[0], trees[1])] == [b"m3.py"]
+    assert split == [repo[pygit2.Oid(raw=trees[1])].read_raw()]  # the parent of the first diff, once

@@ -29,14 +29,20 @@ class MessageRule:
     pattern: re.Pattern[str]
     subject_only: bool = True
     """Match the first line only; otherwise the whole message."""
+    words: tuple[str, ...] = ()
+    """Lower-case words one of which every match holds (letters without special case folding, so that
+    ``str.lower`` finds them where the pattern does): a message holding none is cleared without a regular
+    expression search. Empty: the pattern is always searched."""
 
     def matches(self, subject: str, message: str) -> bool:
         """Return whether the rule drops a commit with this subject and message."""
         return self.pattern.search(subject if self.subject_only else message) is not None
 
 
-def _rule(name: str, description: str, pattern: str, subject_only: bool = True) -> MessageRule:
-    return MessageRule(name, description, re.compile(pattern, re.IGNORECASE | re.MULTILINE), subject_only)
+def _rule(
+    name: str, description: str, pattern: str, subject_only: bool = True, words: tuple[str, ...] = ()
+) -> MessageRule:
+    return MessageRule(name, description, re.compile(pattern, re.IGNORECASE | re.MULTILINE), subject_only, words)
 
 
 _VERSION = r"v?\d+\.\d+(?:\.\d+)*(?:[-.+]?\w+)?"
@@ -52,6 +58,7 @@ MESSAGE_RULES: tuple[MessageRule, ...] = (
         "the commit reverts another ('Revert \"...\"', 'revert: ...', 'This reverts commit ...')",
         r"\A\s*(?:revert|reapply)\b|^this reverts commit [0-9a-f]{7,}",
         subject_only=False,
+        words=("revert", "reapply"),
     ),
     _rule(
         "version-bump",
@@ -137,23 +144,38 @@ def message_rule(subject: str, message: str, rules: Sequence[MessageRule]) -> st
 
 
 class RuleSet:
-    """The message rules of a run, with one combined pattern so that most messages are cleared in one search."""
+    """The message rules of a run, with one combined pattern so that most messages are cleared in one search.
+
+    The whole-message pattern is searched only in a message holding one of its rules' ``words`` (when each
+    has some): searching a long message line by line cost twice as much as the subject rules (issue 23).
+    """
 
     def __init__(self, names: Iterable[str]) -> None:
         self.rules = select_rules(names)
         subject = [rule.pattern.pattern for rule in self.rules if rule.subject_only]
-        message = [rule.pattern.pattern for rule in self.rules if not rule.subject_only]
+        message = [rule for rule in self.rules if not rule.subject_only]
         flags = re.IGNORECASE | re.MULTILINE
         self._subject = re.compile("|".join(f"(?:{part})" for part in subject), flags) if subject else None
-        self._message = re.compile("|".join(f"(?:{part})" for part in message), flags) if message else None
+        self._message = None
+        if message:
+            self._message = re.compile("|".join(f"(?:{rule.pattern.pattern})" for rule in message), flags)
+        words = [word for rule in message for word in rule.words]
+        self._words = tuple(words) if all(rule.words for rule in message) else ()
 
     def first_match(self, subject: str, message: str) -> str | None:
         """Return the name of the first rule that drops this message, or None."""
-        if (self._subject is None or self._subject.search(subject) is None) and (
-            self._message is None or self._message.search(message) is None
-        ):
+        if (self._subject is None or self._subject.search(subject) is None) and not self._message_matches(message):
             return None
         return message_rule(subject, message, self.rules)
+
+    def _message_matches(self, message: str) -> bool:
+        if self._message is None:
+            return False
+        if self._words:
+            lowered = message.lower()
+            if not any(word in lowered for word in self._words):
+                return False
+        return self._message.search(message) is not None
 
 
 def select_rules(names: Iterable[str]) -> tuple[MessageRule, ...]:

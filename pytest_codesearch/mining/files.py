@@ -155,9 +155,9 @@ class FileSorter:
         """Return whether every ground-truth change vanishes once whitespace is ignored (mode changes too).
 
         Only a commit that adds no file can be whitespace-only. Deletions and type changes are looked at
-        first: they need no blob read. Then the files are checked smallest first, by the sizes in their
-        object headers: any real edit ends the check, and reading a blob costs in proportion to its size
-        (issue 12).
+        first: they need no blob read. Then the files are checked cheapest first: the bytes still to read,
+        by the sizes in their object headers, a blob already held costing nothing. Any real edit ends the
+        check, and reading a blob costs in proportion to its size (issues 12 and 23).
         """
         if not files.edits_only or any(file.new_id is None for file in files.scored):
             return False
@@ -170,8 +170,8 @@ class FileSorter:
         return True
 
     def _read_cost(self, file: ScoredFile) -> int:
-        """Return how many bytes checking one edited file reads."""
-        return self.blobs.size(file.old_id) + self.blobs.size(file.new_id or b"")
+        """Return how many bytes checking one edited file reads (none for a blob already held)."""
+        return self.blobs.read_cost(file.old_id) + self.blobs.read_cost(file.new_id or b"")
 
     def _without_renames(
         self, parent_tree: bytes, tree: bytes, changes: list[Change], added: list[str], renamed: dict[bytes, bytes]

@@ -117,6 +117,10 @@ class BlobReader:
                 self._held -= len(self._cache.popitem(last=False)[1])
         return data
 
+    def read_cost(self, oid: bytes) -> int:
+        """Return the bytes ``read`` would inflate for the blob ``oid``: 0 when it is held, else its size."""
+        return 0 if oid in self._cache else self.size(oid)
+
     def looks_binary(self, oid: bytes) -> bool:
         """Return whether the blob ``oid`` looks binary (``filekinds.looks_binary``), reading it at most once."""
         verdict = self._binary.get(oid)

@@ -23,6 +23,9 @@ _BOOKKEEPING_LINE = re.compile(
 )
 _DROPPED_LINE = re.compile(f"(?:{_TRAILER_LINE.pattern})|(?:{_BOOKKEEPING_LINE.pattern})", _FLAGS).match
 """A trailer or a bookkeeping line: one search instead of two (split_message runs on every commit)."""
+_COMMIT = "mm"
+"""What a bookkeeping line holds once lower-cased (``commit`` in any case; ``m`` has no other case form):
+with ``:`` for a trailer, lines holding neither skip ``_DROPPED_LINE``, a third of ``split_message`` (issue 23)."""
 _EMOJI = r"(?::[a-z0-9_+-]+:|[\u2600-\u27bf\u2b00-\u2bff\U0001f300-\U0001faff\ufe0f\u200d])"
 _CONVENTIONAL = re.compile(  # any case: "Fix: ...", "FEAT(ui)!: ...", also after a gitmoji (":bug: Fix: ...")
     rf"^\s*(?:{_EMOJI}\s*)*(?:feat|feature|fix|bugfix|hotfix|docs|doc|style|refactor|perf|test|tests|build|ci|"
@@ -72,7 +75,9 @@ def decode_message(raw: bytes, encoding: str | None) -> tuple[str, bool]:
 
 def split_message(message: str) -> tuple[str, list[str]]:
     """Return the subject (first non-blank line) and the body paragraphs (joined lines), trailers removed."""
-    lines = [line for line in message.splitlines() if not _DROPPED_LINE(line)]
+    lines = [  # a line holding neither ``:`` nor ``commit`` is no trailer or bookkeeping: no regex for it
+        line for line in message.splitlines() if not ((":" in line or _COMMIT in line.lower()) and _DROPPED_LINE(line))
+    ]
     while lines and not lines[0].strip():
         lines.pop(0)
     if not lines:
