@@ -21,6 +21,7 @@ Without ``fcntl`` (Windows) nothing is pruned.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -330,13 +331,15 @@ def _remove_blobs(blobs: dict[tuple[int, int], tuple[int, int, str]], excess: fl
     return Pruned(0, count, freed)
 
 
-def prune_files(root: Path, keep: int, above: int | None = None) -> int:
+def prune_files(root: Path, keep: int, above: int | None = None) -> tuple[int, int]:
     """Remove the files under ``root``, least recently modified first, until they take at most ``keep``
-    bytes; return the bytes freed (the token and index stores of ``agents/`` prune this way). With
-    ``above``, nothing is removed unless they take more than ``above`` bytes."""
+    bytes; return how many files went and the bytes freed (the stores of ``agents/index/`` prune this
+    way). With ``above``, nothing is removed unless they take more than ``above`` bytes."""
     files: list[tuple[float, int, str]] = []
     for folder, _, names in os.walk(root):
         for name in names:
+            if name == LOG:  # what was pruned before, for the run summary
+                continue
             path = os.path.join(folder, name)
             try:
                 status = os.lstat(path)
@@ -345,8 +348,8 @@ def prune_files(root: Path, keep: int, above: int | None = None) -> int:
             files.append((status.st_mtime, status.st_blocks * 512, path))
     total = sum(size for _, size, _ in files)
     if above is not None and total <= above:
-        return 0
-    return remove_oldest(files, total - keep)[1]
+        return 0, 0
+    return remove_oldest(files, total - keep)
 
 
 def remove_oldest(files: list[tuple[float, int, str]], excess: float) -> tuple[int, int]:
@@ -371,33 +374,48 @@ def _clear_trash(cache_dir: Path) -> None:
 
 
 def _log(cache_dir: Path, pruned: Pruned) -> None:
-    """Append one pruning pass to the log (under the pruning lock), first halving a log past ``LOG_BYTES``."""
-    path = cache_dir / LOG
-    line = {"time": time.time(), "directories": pruned.directories, "blobs": pruned.blobs, "freed": pruned.freed}
+    """Append one pruning pass to the log (under the pruning lock)."""
+    log_pruning(cache_dir, {"directories": pruned.directories, "blobs": pruned.blobs, "freed": pruned.freed})
+
+
+def log_pruning(folder: Path, counts: dict[str, int]) -> None:
+    """Append one pruning pass of ``folder`` (what it removed, by kind) to its ``LOG``, first halving a log
+    past ``LOG_BYTES``; errors are ignored (a read-only cache)."""
+    path = folder / LOG
+    line = {"time": time.time(), **counts}
     try:
         if path.stat().st_size > LOG_BYTES:
             lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
             write_atomic(path, "".join(lines[len(lines) // 2 :]))
     except OSError:
         pass
-    with open(path, "a", encoding="utf-8") as stream:
+    with contextlib.suppress(OSError), open(path, "a", encoding="utf-8") as stream:
         stream.write(json.dumps(line) + "\n")
 
 
 def pruned_since(cache_dir: Path, since: float) -> Pruned:
     """Return the sum of the pruning passes logged in ``cache_dir`` at or after the time ``since``."""
-    total = Pruned()
+    counts = logged_since(cache_dir, since, ("directories", "blobs", "freed"))
+    return Pruned(counts["directories"], counts["blobs"], counts["freed"])
+
+
+def logged_since(folder: Path, since: float, kinds: tuple[str, ...]) -> dict[str, int]:
+    """Return the sums of ``kinds`` over the pruning passes logged in ``folder`` at or after the time ``since``."""
+    total = dict.fromkeys(kinds, 0)
     try:
-        lines = (cache_dir / LOG).read_text(encoding="utf-8").splitlines()
+        lines = (folder / LOG).read_text(encoding="utf-8").splitlines()
     except OSError:
         return total
     for line in lines:
         try:
             entry = json.loads(line)
-            if entry["time"] >= since:
-                total += Pruned(int(entry["directories"]), int(entry["blobs"]), int(entry["freed"]))
+            if entry["time"] < since:
+                continue
+            found = {kind: int(entry[kind]) for kind in kinds}
         except (ValueError, KeyError, TypeError):
             continue
+        for kind, value in found.items():
+            total[kind] += value
     return total
 
 

@@ -18,6 +18,7 @@ from pytest_codesearch.report.render.cost import cost_lines
 from pytest_codesearch.report.model import AgentInfo, CaseResult, InvalidEntry, RunInfo, RunReport
 from pytest_codesearch.printable import visible
 from pytest_codesearch.report.render.terminal import render_terminal
+from pytest_codesearch.agents.index.filestore import store_pruning_notes
 from pytest_codesearch.repo.prune import pruning_note
 from pytest_codesearch.runner.inprocess import timing_overhead_ns
 from pytest_codesearch.runs.finish import Finished, exit_status
@@ -232,9 +233,12 @@ class RunCollector:
         )
         for line in self.end.lines + self.finished.lines:
             terminalreporter.write_line(visible(line), red=line in self.finished.failures)
-        note = pruning_note(self.state.snapshots.cache_dir, self.started, self.state.settings.cache_size)
-        if note is not None:
-            terminalreporter.write_line(note)
+        settings = self.state.settings
+        note = pruning_note(self.state.snapshots.cache_dir, self.started, settings.cache_size)
+        for line in ([note] if note is not None else []) + store_pruning_notes(
+            settings.cache_dir, self.started, settings.cache_size
+        ):
+            terminalreporter.write_line(line)
 
     def _collection_line(self, nodeids: list[str]) -> None:
         """Print how many cases a long collection made and how fast (once; progress lines only)."""

@@ -16,11 +16,11 @@ from pathlib import Path
 from types import ModuleType
 
 from pytest_codesearch.atomic import write_cache_file
-from pytest_codesearch.repo.prune import prune_files
+from pytest_codesearch.repo.prune import LOG, log_pruning, logged_since, prune_files
 
 
 STORE_SHARE = 4
-"""Each store (tokens, indexes) may hold ``1 / STORE_SHARE`` of ``--codesearch-cache-size``."""
+"""Each store (tokens, indexes, embeddings) may hold ``1 / STORE_SHARE`` of ``--codesearch-cache-size``."""
 
 
 def store_bound(cache_size: int | None) -> int | None:
@@ -79,4 +79,35 @@ class FileStore:
         and the next run built it again. Checked after each eighth of the bound written, a store passes
         its bound by at most that much before it is trimmed.
         """
-        return 0 if self.limit is None else prune_files(self.root, self.limit * 3 // 4, above=self.limit)
+        if self.limit is None:
+            return 0
+        files, freed = prune_files(self.root, self.limit * 3 // 4, above=self.limit)
+        if files:  # said at the end of the run (``store_pruning_notes``): what a later run computes again
+            log_pruning(self.root, {"files": files, "freed": freed})
+        return freed
+
+
+def store_pruning_notes(cache_dir: Path, since: float, cache_size: int | None) -> list[str]:
+    """Return the run summary's lines on the stores under ``cache_dir`` (tokens, indexes, embeddings) that
+    removed files since the time ``since`` to stay within their share of ``cache_size``: what they removed
+    a later run computes again, so the line says to raise ``--codesearch-cache-size``."""
+    notes = []
+    for log in sorted(cache_dir.glob(f"*/{LOG}")):
+        store = log.parent
+        if store.name == "snapshots":  # the snapshot cache has its own line (``repo/prune.pruning_note``)
+            continue
+        counts = logged_since(store, since, ("files", "freed"))
+        if counts["files"]:
+            bound = store_bound(cache_size)
+            share = "" if bound is None else f" (its share: {_size(bound)} of --codesearch-cache-size)"
+            notes.append(
+                f"codesearch: the {store.name} store {store}{share} removed {counts['files']} "
+                f"file{'' if counts['files'] == 1 else 's'}, "
+                f"{_size(counts['freed'])}, that later runs compute again: raise --codesearch-cache-size"
+            )
+    return notes
+
+
+def _size(size: int) -> str:
+    """Return ``size`` bytes in MiB (KiB below one MiB), one decimal."""
+    return f"{size / (1 << 20):.1f} MiB" if size >= 1 << 20 else f"{size / (1 << 10):.1f} KiB"
