@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import gc
 import math
 from pathlib import Path
 
 import pytest
 
+from pytest_codesearch.gcpause import RARE_FULL_COLLECTIONS, rare_full_collections
 from pytest_codesearch.session.junit import _metric_property, junit_properties as _properties
 from example_project import read_results, write_project
 from pytest_codesearch.runs.journal import JournalHeader, RunRecords, read_goldset_counts, write_goldset_counts
@@ -181,6 +183,38 @@ def test_under_xdist_junit_properties_travel_packed_and_arrive_as_in_a_serial_ru
     seen = (pytester.path / "seen.txt").read_text().splitlines()
     assert len(seen) == 24 and all(line.endswith("['tuple'] False") for line in seen)  # other plugins see tuples
 
+
+
+def test_rare_full_collections_raise_the_oldest_threshold_and_restore_it() -> None:
+    before = gc.get_threshold()
+    with pytest.raises(KeyError), rare_full_collections():
+        assert gc.get_threshold() == (before[0], before[1], max(before[2], RARE_FULL_COLLECTIONS))
+        raise KeyError("the thresholds come back even so")
+    assert gc.get_threshold() == before
+
+
+GC_PROBE = """
+import gc
+import pytest_codesearch as pcs
+
+@pcs.agent(name="probe")
+def probe():
+    def search(query):
+        with open("thresholds.txt", "a") as out:
+            out.write(f"{gc.get_threshold()[2]}\\n")
+        return ["src/app.py"]
+    return search
+"""
+
+
+def test_cases_run_with_rare_full_collections_and_the_run_restores_them(pytester: pytest.Pytester) -> None:
+    write_project(pytester.path)
+    pytester.makeconftest(GC_PROBE)
+    before = gc.get_threshold()
+    pytester.runpytest("--codesearch-agent=probe").assert_outcomes(passed=3)
+    seen = (pytester.path / "thresholds.txt").read_text().split()
+    assert len(seen) == 9 and set(seen) == {str(max(before[2], RARE_FULL_COLLECTIONS))}  # 3 cases x 3 runs
+    assert gc.get_threshold() == before
 
 def _result(case_id: str) -> CaseResult:
     return CaseResult(
