@@ -192,7 +192,7 @@ def _prepare_and_answer(
     index_budget = settings.index_timeout
     prepared = _costed(record, index_budget, lambda: runner.prepare(seen, index_budget))
     record["index_ms"], record["indexed"] = prepared.index_ms, prepared.indexed
-    runner.observe(CaseInfo(spec.case.id, spec.case.relevance_map(), seed))
+    runner.observe(CaseInfo(spec.case.id, dict(spec.relevance), seed))  # a copy: an agent may change it
     query, runs, budget, warmup = spec.case.query, settings.runs, settings.timeout, settings.warmup
     return _costed(record, budget, lambda: runner.answer(query, runs, budget, warmup))
 

@@ -230,3 +230,12 @@ def _header() -> JournalHeader:
         workers=1, exit_status=None,
     )  # fmt: skip
     return JournalHeader(run=run, metric_names=["recall"])
+
+
+def test_every_case_item_shares_one_codesearch_marker_that_m_selects(pytester: pytest.Pytester) -> None:
+    write_project(pytester.path)
+    items, _ = pytester.inline_genitems("--codesearch-agent=oracle,bm25", "--strict-markers", "-m", "codesearch")
+    assert len(items) == 6
+    marks = [item.get_closest_marker("codesearch") for item in items]
+    assert all(mark is not None and mark is marks[0] for mark in marks)
+    assert [m.name for m in items[0].iter_markers()] == ["codesearch", "xdist_group"]
