@@ -6,6 +6,7 @@ import gc
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from pytest_codesearch.gcpause import RARE_FULL_COLLECTIONS, rare_full_collections
@@ -239,3 +240,22 @@ def test_every_case_item_shares_one_codesearch_marker_that_m_selects(pytester: p
     marks = [item.get_closest_marker("codesearch") for item in items]
     assert all(mark is not None and mark is marks[0] for mark in marks)
     assert [m.name for m in items[0].iter_markers()] == ["codesearch", "xdist_group"]
+
+
+def test_metric_matrix_fills_what_a_case_lacks_as_row_by_row() -> None:
+    from pytest_codesearch.report.table import metric_matrix
+
+    full = _result("full").model_copy(update={"metrics": {"recall": 0.5, "hit@1": 1.0, "mrr": 0.25}})
+    optional = _result("opt").model_copy(update={"metrics": {"recall": 1.0, "hit@1": 0.0}})
+    failed = _result("err").model_copy(update={"status": Status.ERROR, "metrics": {}})
+    unordered = _result("set").model_copy(update={"metrics": {"recall": 0.75}, "unordered": True})
+    cases = [full, optional, failed, unordered]
+    matrix = metric_matrix(cases, ["recall", "hit@1", "mrr"], required=["recall", "hit@1"])
+    assert matrix.shape == (4, 3) and matrix.dtype == np.float64
+    assert np.array_equal(matrix, np.array([
+        [0.5, 1.0, 0.25], [1.0, 0.0, np.nan], [0.0, 0.0, np.nan], [0.75, np.nan, np.nan]
+    ]), equal_nan=True)  # fmt: skip
+    assert metric_matrix(cases, ["recall"]).tolist() == [[0.5], [1.0], [0.0], [0.75]]
+    assert metric_matrix([], ["recall"]).shape == (0, 1) and metric_matrix(cases, []).shape == (4, 0)
+    with pytest.raises(ValueError, match="opt\\[x\\]: status ok but no score for mrr"):
+        metric_matrix(cases, ["recall", "hit@1", "mrr"])
