@@ -67,6 +67,27 @@ class CaseSpec:
         """Return the case's graded relevance (``TestCase.relevance_map``), made once: do not modify it."""
         return self.case.relevance_map()
 
+    @cached_property
+    def case_fields(self) -> dict[str, Any]:
+        """Return the fields of a record that the case alone gives, made safe for records once
+        (``recordtext.safe_record``): every agent and run of the case shares them; do not modify them."""
+        case, relevance = self.case, self.relevance
+        return safe_record({
+            "id": case.id,
+            "goldset": self.goldset,
+            "query": case.query,
+            "ground_truth": sorted(relevance, key=lambda p: (-relevance[p], p)),
+            "relevance": dict(relevance),
+            "match": self.match,
+            "ground_truth_modules": list(case.ground_truth_modules),
+            "ground_truth_functions": list(case.ground_truth_functions),
+            "complexity": case.complexity,
+            "category": case.category,
+            "tags": list(case.tags),
+            "repo": repo_label(self),
+            "base_commit": self.base_commit,
+        })  # fmt: skip
+
     @property
     def snapshot_key(self) -> tuple[str, str]:
         """Return what identifies the repository state before it is resolved."""
@@ -122,11 +143,11 @@ def evaluate_case(
         record["nondeterministic"] = any(a.files != first.files for a in answers.results[1:])
         score_answer(record, first, spec.case, spec.relevance, spec.match, snapshot, settings)
     except (CaseError, AgentError, AgentTimeout, AgentCrashed) as failure:
-        return Outcome(_failed_record(record, failure, spec.case, settings), failure)
+        return Outcome(_failed_record(record, failure, spec, settings), failure)
     except ContractError as exc:
         refused = CaseError(str(exc))
-        return Outcome(_failed_record(record, refused, spec.case, settings), refused)
-    return Outcome(CaseResult(status=Status.OK, **safe_record(record)))
+        return Outcome(_failed_record(record, refused, spec, settings), refused)
+    return Outcome(CaseResult(status=Status.OK, **safe_record(record, made_safe=spec.case_fields)))
 
 
 def _with_retries(record: dict[str, Any], settings: Settings, ask: Callable[[], Answers]) -> Answers:
@@ -171,7 +192,7 @@ def _prepare_and_answer(
     index_budget = settings.index_timeout
     prepared = _costed(record, index_budget, lambda: runner.prepare(seen, index_budget))
     record["index_ms"], record["indexed"] = prepared.index_ms, prepared.indexed
-    runner.observe(CaseInfo(spec.case.id, spec.case.relevance_map(), seed))
+    runner.observe(CaseInfo(spec.case.id, dict(spec.relevance), seed))  # a copy: an agent may change it
     query, runs, budget, warmup = spec.case.query, settings.runs, settings.timeout, settings.warmup
     return _costed(record, budget, lambda: runner.answer(query, runs, budget, warmup))
 
@@ -212,29 +233,17 @@ def is_retryable(failure: AgentError) -> bool:
 
 
 def _base_record(spec: CaseSpec, choice: AgentChoice, nodeid: str, worker: str | None) -> dict[str, Any]:
-    case = spec.case
-    relevance = spec.relevance
+    """Return a new record of ``spec`` answered by ``choice``, before the agent is asked: the case's fields
+    (``CaseSpec.case_fields``, made safe already) and the fields each answer sets, empty."""
     return {
-        "id": case.id,
-        "goldset": spec.goldset,
+        **spec.case_fields,
         "agent": choice.name,
-        "query": case.query,
         "nodeid": nodeid,
-        "ground_truth": sorted(relevance, key=lambda p: (-relevance[p], p)),
-        "relevance": dict(relevance),
-        "match": spec.match,
         "retrieved": [],
-        "ground_truth_modules": list(case.ground_truth_modules),
-        "ground_truth_functions": list(case.ground_truth_functions),
         "latency_ms": None,
         "latencies_ms": [],
         "index_ms": None,
         "metrics": {},
-        "complexity": case.complexity,
-        "category": case.category,
-        "tags": list(case.tags),
-        "repo": repo_label(spec),
-        "base_commit": spec.base_commit,
         "worker": worker,
         "attempts": 0,
         "retry_errors": [],
@@ -257,12 +266,13 @@ def failure_message(failure: Exception) -> str:
     return str(failure)
 
 
-def _failed_record(record: dict[str, Any], failure: Exception, case: TestCase, settings: Settings) -> CaseResult:
+def _failed_record(record: dict[str, Any], failure: Exception, spec: CaseSpec, settings: Settings) -> CaseResult:
     """Return the record of a failed case: every metric that applies to the case scores 0.0."""
-    names = applicable_metrics(case, settings.ks, settings.f_beta is not None, settings.profile)
+    names = applicable_metrics(spec.case, settings.ks, settings.f_beta is not None, settings.profile)
     zeros = dict.fromkeys(names, 0.0)
     status = _STATUS_OF.get(type(failure), Status.ERROR)
-    return CaseResult(status=status, **safe_record({**record, "error": failure_message(failure), "metrics": zeros}))
+    failed = {**record, "error": failure_message(failure), "metrics": zeros}
+    return CaseResult(status=status, **safe_record(failed, made_safe=spec.case_fields))
 
 
 def error_record(
@@ -271,7 +281,7 @@ def error_record(
     """Return the ``error`` record of a case that failed outside the agent call (the case, its snapshot, its
     record), with ``message`` as its error."""
     record = _base_record(spec, choice, nodeid, worker)
-    return _failed_record(record, CaseError(message), spec.case, settings)
+    return _failed_record(record, CaseError(message), spec, settings)
 
 
 def _snapshot_for(spec: CaseSpec, snapshots: SnapshotStore) -> Snapshot:

@@ -21,3 +21,24 @@ def paused_gc() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+RARE_FULL_COLLECTIONS = 100
+"""Young-generation passes between two full collections while cases run (Python's default is 10)."""
+
+
+@contextmanager
+def rare_full_collections() -> Iterator[None]:
+    """Make full collections of the cyclic garbage collector rarer (``RARE_FULL_COLLECTIONS``), then restore
+    its thresholds.
+
+    For a long loop that keeps what it makes (a run's records, pytest's reports): every full pass walks all
+    of it, about every 70,000 allocations by default, so their cost grows with the square of the loop. Young
+    cycles are still collected as often as before; only cycles that outlived two younger passes wait longer.
+    """
+    thresholds = gc.get_threshold()
+    gc.set_threshold(thresholds[0], thresholds[1], max(thresholds[2], RARE_FULL_COLLECTIONS))
+    try:
+        yield
+    finally:
+        gc.set_threshold(*thresholds)

@@ -23,7 +23,7 @@ a note saying how much (``clip``). The fields that name the case (``RECORD_NAMES
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from typing import Any
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -124,8 +124,16 @@ def _bounded(text: str, limit: int) -> str:
     return f"{shown}... [{max(len(text) - len(shown), 1):,} more characters cut]"
 
 
-def safe_record(record: dict[str, Any]) -> dict[str, Any]:
-    """Return a case record's fields (as given to ``CaseResult``) with every string safe for JSON and bounded."""
+_NONE_SAFE: Mapping[str, Any] = {}
+_NOT_GIVEN = object()
+
+
+def safe_record(record: dict[str, Any], made_safe: Mapping[str, Any] = _NONE_SAFE) -> dict[str, Any]:
+    """Return a case record's fields (as given to ``CaseResult``) with every string safe for JSON and bounded.
+
+    A field whose value is the very object ``made_safe`` holds for its name was made safe already (by this
+    function: the case's own fields, made once for all its agents and runs) and is kept as it is.
+    """
     safe = {}
     for key, value in record.items():
         kind = type(value)
@@ -133,6 +141,8 @@ def safe_record(record: dict[str, Any]) -> dict[str, Any]:
             safe[key] = value  # most fields: nothing to escape or cut, whatever the field's limit
         elif not value and (kind is list or kind is dict):
             safe[key] = value  # half a record's lists are empty (no spans, symbols, tags, ...)
+        elif made_safe.get(key, _NOT_GIVEN) is value:
+            safe[key] = value
         else:
             safe[key] = safe_value(value, _limit(key))
     return safe

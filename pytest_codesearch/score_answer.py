@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +58,7 @@ def score_answer(
     answer = _cut(record, answer, settings.max_answer)
     original = snapshot.repo if snapshot.commit is None and snapshot.repo != snapshot.root else None
     raw_files = answer.files
-    if FQN_EXTENSION in case.extensions:  # an FQN gold set: names answered as files resolve as its positives do
+    if case.model_extra and FQN_EXTENSION in case.model_extra:  # an FQN gold set: names answered as files resolve as its positives do
         raw_files = files_of_names(raw_files, snapshot.files, snapshot.read)
     normalized = normalize_paths(raw_files, snapshot.root, snapshot.files, snapshot.directories, original)
     record["retrieved"] = normalized.paths
@@ -71,7 +72,8 @@ def score_answer(
         directories=normalized.directories,
         f_beta=settings.f_beta,
     )
-    sources = _sources_for(snapshot, settings.cache_dir / "truth")
+    truth_dir = _truth_dir(settings.cache_dir)
+    sources = _sources_for(snapshot, truth_dir)
     metrics.update(_finer_metrics(case, match, answer, snapshot, metrics["recall"], settings.ks, sources))
     # entities follow the rules of files: their paths cleaned, those naming no file of the snapshot dropped
     record["retrieved_functions"], functions_dropped = normalize_entities(
@@ -87,7 +89,7 @@ def score_answer(
         from pytest_codesearch.scoring.named import named_fields
 
         record.update(named_fields(
-            record["retrieved_functions"], snapshot.read, derived, snapshot.tree_id, settings.cache_dir / "truth",
+            record["retrieved_functions"], snapshot.read, derived, snapshot.tree_id, truth_dir,
             getattr(snapshot.reader, "blob_of", None),
         ))  # fmt: skip
     dropped = [*normalized.dropped, *functions_dropped, *modules_dropped]
@@ -116,6 +118,12 @@ def _cut(record: dict[str, Any], answer: RetrievalResult, limit: int) -> Retriev
     record["answer_cut_from"] = longest
     return replace(answer, files=answer.files[:limit], scores=answer.scores[:limit],
                    functions=answer.functions[:limit], modules=answer.modules[:limit])  # fmt: skip
+
+
+@lru_cache(maxsize=8)
+def _truth_dir(cache_dir: Path) -> Path:
+    """Return the truth cache's folder under ``cache_dir`` (made once, not once a case)."""
+    return cache_dir / "truth"
 
 
 _SOURCES: dict[object, SourceFiles] = {}

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import gc
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from pytest_codesearch.gcpause import RARE_FULL_COLLECTIONS, rare_full_collections
 from pytest_codesearch.session.junit import _metric_property, junit_properties as _properties
 from example_project import read_results, write_project
 from pytest_codesearch.runs.journal import JournalHeader, RunRecords, read_goldset_counts, write_goldset_counts
@@ -182,6 +185,38 @@ def test_under_xdist_junit_properties_travel_packed_and_arrive_as_in_a_serial_ru
     assert len(seen) == 24 and all(line.endswith("['tuple'] False") for line in seen)  # other plugins see tuples
 
 
+
+def test_rare_full_collections_raise_the_oldest_threshold_and_restore_it() -> None:
+    before = gc.get_threshold()
+    with pytest.raises(KeyError), rare_full_collections():
+        assert gc.get_threshold() == (before[0], before[1], max(before[2], RARE_FULL_COLLECTIONS))
+        raise KeyError("the thresholds come back even so")
+    assert gc.get_threshold() == before
+
+
+GC_PROBE = """
+import gc
+import pytest_codesearch as pcs
+
+@pcs.agent(name="probe")
+def probe():
+    def search(query):
+        with open("thresholds.txt", "a") as out:
+            out.write(f"{gc.get_threshold()[2]}\\n")
+        return ["src/app.py"]
+    return search
+"""
+
+
+def test_cases_run_with_rare_full_collections_and_the_run_restores_them(pytester: pytest.Pytester) -> None:
+    write_project(pytester.path)
+    pytester.makeconftest(GC_PROBE)
+    before = gc.get_threshold()
+    pytester.runpytest("--codesearch-agent=probe").assert_outcomes(passed=3)
+    seen = (pytester.path / "thresholds.txt").read_text().split()
+    assert len(seen) == 9 and set(seen) == {str(max(before[2], RARE_FULL_COLLECTIONS))}  # 3 cases x 3 runs
+    assert gc.get_threshold() == before
+
 def _result(case_id: str) -> CaseResult:
     return CaseResult(
         id=case_id, goldset="g.jsonl", agent="x", query="q", nodeid=f"g.jsonl::{case_id}[x]",
@@ -196,3 +231,31 @@ def _header() -> JournalHeader:
         workers=1, exit_status=None,
     )  # fmt: skip
     return JournalHeader(run=run, metric_names=["recall"])
+
+
+def test_every_case_item_shares_one_codesearch_marker_that_m_selects(pytester: pytest.Pytester) -> None:
+    write_project(pytester.path)
+    items, _ = pytester.inline_genitems("--codesearch-agent=oracle,bm25", "--strict-markers", "-m", "codesearch")
+    assert len(items) == 6
+    marks = [item.get_closest_marker("codesearch") for item in items]
+    assert all(mark is not None and mark is marks[0] for mark in marks)
+    assert [m.name for m in items[0].iter_markers()] == ["codesearch", "xdist_group"]
+
+
+def test_metric_matrix_fills_what_a_case_lacks_as_row_by_row() -> None:
+    from pytest_codesearch.report.table import metric_matrix
+
+    full = _result("full").model_copy(update={"metrics": {"recall": 0.5, "hit@1": 1.0, "mrr": 0.25}})
+    optional = _result("opt").model_copy(update={"metrics": {"recall": 1.0, "hit@1": 0.0}})
+    failed = _result("err").model_copy(update={"status": Status.ERROR, "metrics": {}})
+    unordered = _result("set").model_copy(update={"metrics": {"recall": 0.75}, "unordered": True})
+    cases = [full, optional, failed, unordered]
+    matrix = metric_matrix(cases, ["recall", "hit@1", "mrr"], required=["recall", "hit@1"])
+    assert matrix.shape == (4, 3) and matrix.dtype == np.float64
+    assert np.array_equal(matrix, np.array([
+        [0.5, 1.0, 0.25], [1.0, 0.0, np.nan], [0.0, 0.0, np.nan], [0.75, np.nan, np.nan]
+    ]), equal_nan=True)  # fmt: skip
+    assert metric_matrix(cases, ["recall"]).tolist() == [[0.5], [1.0], [0.0], [0.75]]
+    assert metric_matrix([], ["recall"]).shape == (0, 1) and metric_matrix(cases, []).shape == (4, 0)
+    with pytest.raises(ValueError, match="opt\\[x\\]: status ok but no score for mrr"):
+        metric_matrix(cases, ["recall", "hit@1", "mrr"])

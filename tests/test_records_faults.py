@@ -309,7 +309,8 @@ def test_huge_strings_are_cut_in_records_and_output_with_a_note(
     from pytest_codesearch.recordtext import MAX_QUERY_CHARS, MAX_TEXT_CHARS
 
     query = "login " + "q" * 99_994
-    write_project(pytester.path, [dict(CASES[0], query=query), CASES[1]])
+    failing = "check " + "p" * 99_994  # a failed case's record is cut once, like an answered one's
+    write_project(pytester.path, [dict(CASES[0], query=query), dict(CASES[1], query=failing, tags=["t" * 5_000])])
     make_conftest(HUGE_AGENT)
     result = pytester.runpytest("--codesearch-agent=huge", "--codesearch-runs=1")
     result.assert_outcomes(passed=1, failed=1)
@@ -321,6 +322,8 @@ def test_huge_strings_are_cut_in_records_and_output_with_a_note(
     assert cases["login"]["metadata"] == {"note": "m" * MAX_TEXT_CHARS + "... [55,904 more characters cut]"}
     error = "ValueError: " + "e" * 200_000
     assert cases["password"]["error"] == error[:MAX_TEXT_CHARS] + "... [195,916 more characters cut]"
+    assert cases["password"]["query"] == failing[:MAX_QUERY_CHARS] + "... [83,616 more characters cut]"
+    assert cases["password"]["tags"] == ["t" * MAX_TEXT_CHARS + "... [904 more characters cut]"]
     journal = pytester.path / "codesearch-report" / "journal.jsonl"
     assert journal.stat().st_size < 100_000
 

@@ -80,3 +80,13 @@ def test_plain_fields_are_kept_as_they_are_and_any_other_is_escaped_and_cut() ->
     assert record["relevance"] == {"caf\\xe9.py": 1}
     assert record["scores"] == [1.0, 2] and record["metadata"] == {"note": ["caf\\ud800"]}
     assert record["nodeid"] == "g.jsonl::" + long + "[a]"  # names are never cut
+
+
+def test_fields_made_safe_already_are_kept_when_they_are_the_very_objects_given() -> None:
+    made = safe_record({"query": "q" * (MAX_QUERY_CHARS + 5), "tags": ["caf\udce9"]})
+    assert made == {"query": "q" * MAX_QUERY_CHARS + "... [5 more characters cut]", "tags": ["caf\\xe9"]}
+    again = safe_record({**made, "agent": "a", "retrieved": ["b\ud800.py"]}, made_safe=made)
+    assert again["query"] is made["query"] and again["tags"] is made["tags"]  # not cut a second time
+    assert again["retrieved"] == ["b\\ud800.py"] and again["agent"] == "a"
+    equal_not_same = safe_record({"query": "q" * (MAX_QUERY_CHARS + 5)}, made_safe=made)
+    assert equal_not_same == {"query": made["query"]}  # another object is checked, cut as usual

@@ -157,7 +157,7 @@ class CaseItem(pytest.Function):
             k for k in (choice.name, choice.spec.name, case.complexity, case.category, *case.tags) if k
         )
         self.extra_keyword_matches.update(_repo_keywords(spec.repo, case.repo))
-        self.add_marker("codesearch")
+        self.add_marker(_codesearch_mark())
         # --dist loadgroup then runs all cases of one snapshot on one worker: it is listed and indexed once.
         self.add_marker(_group_mark(snapshot_group(spec)))
 
@@ -286,6 +286,13 @@ def _repo_keywords(repo: Path | None, written: str | None) -> frozenset[str]:
     return frozenset(name for name in names if name)
 
 
+@functools.cache
+def _codesearch_mark() -> pytest.MarkDecorator:
+    """Return the ``codesearch`` marker of every case item, made once, after the plugin registered it
+    (``pytest.mark.<name>`` makes a new one each time; marks are immutable)."""
+    return pytest.mark.codesearch
+
+
 @functools.lru_cache(maxsize=4096)
 def _group_mark(group: str) -> pytest.MarkDecorator:
     """Return the ``xdist_group`` marker of ``group``, made once and shared by the group's items (marks
@@ -348,7 +355,7 @@ class BrokenEntryItem(pytest.Item):
         self.message = format_error(goldset, line, error) if line else f"{goldset}: {error}"
         if case_id:
             self.extra_keyword_matches.add(case_id)
-        self.add_marker("codesearch")
+        self.add_marker(_codesearch_mark())
 
     def invalid_entry(self) -> InvalidEntry:
         """Return the entry as the report records it."""
