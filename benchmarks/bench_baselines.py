@@ -312,8 +312,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="the agents' stores (tokens, indexes, embeddings) under this folder, as a run's "
                         "cache dir holds them (default: none: every run is cold)")
     args = parser.parse_args(argv)
-    if args.cache is not None:
-        use_stores(StoreRoots(str(args.cache), None))
+    restore = use_stores(StoreRoots(str(args.cache), None)) if args.cache is not None else None
+    try:
+        return _run(args)
+    finally:  # the stores are the process's: a caller (a test) gets its own back
+        if restore is not None:
+            restore()
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Run the benchmark ``args`` describe and print one row per agent."""
     mirrors: dict[str, str] = json.loads(args.mirrors.read_text(encoding="utf-8"))
     wanted = set(args.repos.split(",")) if args.repos else None
     instances = [i for i in load_instances(args.instances, wanted) if _mirror(mirrors, i.repo)][:: args.every]

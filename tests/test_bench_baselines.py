@@ -13,6 +13,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 from bench_baselines import acc_at_k, main, patch_truth  # noqa: E402
 
+from pytest_codesearch.agents.index.embedstore import shared_embedding_store  # noqa: E402
+
 PATCH = """diff --git a/src/app.py b/src/app.py
 --- a/src/app.py
 +++ b/src/app.py
@@ -73,6 +75,7 @@ def test_a_run_prints_one_row_per_agent(tmp_path: Path, capsys: pytest.CaptureFi
     argv = [str(tmp_path / "instances.jsonl"), str(tmp_path / "mirrors.json"), "--agents", "bm25,keyword,path,hybrid"]
     assert main([*argv, "--cache", str(tmp_path / "cache")]) == 0
     assert {p.name for p in (tmp_path / "cache").iterdir()} >= {"tokens", "indexes"}  # a run's stores, for a warm rerun
+    assert shared_embedding_store() is None  # the process's stores are put back (later tests here get none)
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "1 instances from 1 repositories: acme/demo; 1 with module and function truth"
     assert lines[1].split()[:10] == ["agent", "Acc@1", "Acc@3", "Acc@5", "Acc@10", "mod@5", "mod@10", "fn@5", "fn@10", "cases"]
