@@ -13,7 +13,8 @@ from gitrepo import commit, init_repo
 
 from pytest_codesearch.settings.types import ByteSize, Origin, SettingsError
 from pytest_codesearch.repo import SnapshotStore
-from pytest_codesearch.repo.prune import Holds, Pruned, mark_path, own_bytes, prune, pruned_since
+from pytest_codesearch.repo.prune import Holds, mark_path, own_bytes, prune
+from pytest_codesearch.repo.prunelog import Pruned, pruned_since
 
 BIG = 64 * 1024
 
@@ -211,7 +212,7 @@ def test_a_run_releases_the_directories_it_held(pytester: pytest.Pytester) -> No
 
 
 def test_the_pruning_log_keeps_its_newer_half_past_its_bound(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from pytest_codesearch.repo import prune as prune_module
+    from pytest_codesearch.repo import prunelog as prune_module
 
     monkeypatch.setattr(prune_module, "LOG_BYTES", 1000)
     ids = _history(tmp_path / "project", 2)

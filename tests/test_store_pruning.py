@@ -12,7 +12,7 @@ from gitrepo import commit, init_repo
 
 from pytest_codesearch.agents.index.embedstore import EmbeddingStore
 from pytest_codesearch.agents.index.filestore import STORE_SHARE, store_pruning_notes
-from pytest_codesearch.repo.prune import LOG
+from pytest_codesearch.repo.prunelog import LOG
 
 BLOCK = 4096
 """What one small file takes on disk (the stores count blocks, as ``du`` does)."""

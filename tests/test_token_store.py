@@ -17,7 +17,7 @@ from example_project import read_results
 from pytest_codesearch.agents.builtin.bm25 import BM25Agent
 from pytest_codesearch.agents.index.tokencache import TokenCache
 from pytest_codesearch.agents.index.tokenstore import TokenStore, tokenizer_digest
-from pytest_codesearch.repo.prune import LOG
+from pytest_codesearch.repo.prunelog import LOG
 from pytest_codesearch.repo import SnapshotStore
 
 BLOB = "ab" * 20

@@ -44,7 +44,8 @@ from pytest_codesearch.repo.reader import (
     adopt_repository,
     remember_view,
 )
-from pytest_codesearch.repo.prune import WORKTREES, Holds, Pruned, prune
+from pytest_codesearch.repo.prune import WORKTREES, Holds, prune
+from pytest_codesearch.repo.prunelog import Pruned
 from pytest_codesearch.repo.entries import git_dir
 from pytest_codesearch.repo.opening import SnapshotError as SnapshotError  # re-exported: raised from here
 from pytest_codesearch.repo.opening import existing_directory, find_repository as find_repository

@@ -19,7 +19,7 @@ from pytest_codesearch.report.model import AgentInfo, CaseResult, InvalidEntry, 
 from pytest_codesearch.printable import visible
 from pytest_codesearch.report.render.terminal import render_terminal
 from pytest_codesearch.agents.index.filestore import store_pruning_notes
-from pytest_codesearch.repo.prune import pruning_note
+from pytest_codesearch.repo.prunelog import pruning_note
 from pytest_codesearch.runner.inprocess import timing_overhead_ns
 from pytest_codesearch.runs.finish import Finished, exit_status
 from pytest_codesearch.runs.journal import (

@@ -16,7 +16,8 @@ from pathlib import Path
 from types import ModuleType
 
 from pytest_codesearch.atomic import write_cache_file
-from pytest_codesearch.repo.prune import LOG, log_pruning, logged_since, prune_files
+from pytest_codesearch.repo.prune import prune_files
+from pytest_codesearch.repo.prunelog import LOG, log_pruning, logged_since
 
 
 STORE_SHARE = 4
@@ -94,7 +95,7 @@ def store_pruning_notes(cache_dir: Path, since: float, cache_size: int | None) -
     notes = []
     for log in sorted(cache_dir.glob(f"*/{LOG}")):
         store = log.parent
-        if store.name == "snapshots":  # the snapshot cache has its own line (``repo/prune.pruning_note``)
+        if store.name == "snapshots":  # the snapshot cache has its own line (``repo/prunelog.pruning_note``)
             continue
         counts = logged_since(store, since, ("files", "freed"))
         if counts["files"]:
