@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +57,7 @@ def score_answer(
     answer = _cut(record, answer, settings.max_answer)
     original = snapshot.repo if snapshot.commit is None and snapshot.repo != snapshot.root else None
     raw_files = answer.files
-    if case.model_extra and FQN_EXTENSION in case.model_extra:  # an FQN gold set: names answered as files resolve as its positives do
+    if case.has_extension(FQN_EXTENSION):  # an FQN gold set: names answered as files resolve as its positives do
         raw_files = files_of_names(raw_files, snapshot.files, snapshot.read)
     normalized = normalize_paths(raw_files, snapshot.root, snapshot.files, snapshot.directories, original)
     record["retrieved"] = normalized.paths
@@ -72,7 +71,7 @@ def score_answer(
         directories=normalized.directories,
         f_beta=settings.f_beta,
     )
-    truth_dir = _truth_dir(settings.cache_dir)
+    truth_dir = settings.truth_cache
     sources = _sources_for(snapshot, truth_dir)
     metrics.update(_finer_metrics(case, match, answer, snapshot, metrics["recall"], settings.ks, sources))
     # entities follow the rules of files: their paths cleaned, those naming no file of the snapshot dropped
@@ -118,12 +117,6 @@ def _cut(record: dict[str, Any], answer: RetrievalResult, limit: int) -> Retriev
     record["answer_cut_from"] = longest
     return replace(answer, files=answer.files[:limit], scores=answer.scores[:limit],
                    functions=answer.functions[:limit], modules=answer.modules[:limit])  # fmt: skip
-
-
-@lru_cache(maxsize=8)
-def _truth_dir(cache_dir: Path) -> Path:
-    """Return the truth cache's folder under ``cache_dir`` (made once, not once a case)."""
-    return cache_dir / "truth"
 
 
 _SOURCES: dict[object, SourceFiles] = {}

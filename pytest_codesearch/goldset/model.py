@@ -313,6 +313,10 @@ class TestCase(BaseModel):
         """Return the free extension data: the keys starting with 'x-' or 'x_'."""
         return dict(self.model_extra or {})
 
+    def has_extension(self, key: str) -> bool:
+        """Return whether the case carries the extension ``key`` (no copy of them: called once a case)."""
+        return key in (self.model_extra or {})
+
     def relevance_map(self) -> dict[str, int]:
         """Return the graded relevance of each ground-truth path."""
         return {entry.path: entry.relevance for entry in self.ground_truth_files}

@@ -271,7 +271,7 @@ def read_options(settings: Settings) -> formats.ReadOptions:
     and the scoring profile's truth convention."""
     return formats.ReadOptions(
         repos=dict(settings.repo_map), remotes=RemoteCache(default_cache_dir()), entity_truth=settings.entity_truth,
-        convention=get_profile(settings.profile).truth, truth_cache=settings.cache_dir / "truth",
+        convention=get_profile(settings.profile).truth, truth_cache=settings.truth_cache,
     )
 
 

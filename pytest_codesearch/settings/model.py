@@ -8,6 +8,7 @@ is parsed, so an error names the source actually used.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -113,6 +114,11 @@ class Settings:
         if self.isolate == "auto" and self.timeout is None:
             return "none"
         return self.isolate
+
+    @functools.cached_property
+    def truth_cache(self) -> Path:
+        """Return the folder, under the cache dir, of the truth derived from patches and of file outlines."""
+        return self.cache_dir / "truth"
 
     @property
     def active(self) -> bool:

@@ -94,9 +94,7 @@ def store_pruning_notes(cache_dir: Path, since: float, cache_size: int | None) -
     a later run computes again, so the line says to raise ``--codesearch-cache-size``."""
     notes = []
     for log in sorted(cache_dir.glob(f"*/{LOG}")):
-        store = log.parent
-        if store.name == "snapshots":  # the snapshot cache has its own line (``repo/prunelog.pruning_note``)
-            continue
+        store = log.parent  # the snapshot cache's passes count directories and blobs, not files: its own line
         counts = logged_since(store, since, ("files", "freed"))
         if counts["files"]:
             bound = store_bound(cache_size)
