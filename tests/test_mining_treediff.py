@@ -87,6 +87,16 @@ def test_a_tree_with_bytes_after_its_entries_is_compared_as_sets(tmp_path: Path)
     assert (found, shortcuts) == ([], 0)  # the junk is no entry: nothing changed, as the sets say
 
 
+def test_bytes_before_the_changed_entry_make_the_diff_compare_sets(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "r")
+    one, two, three = repo.create_blob(b"1"), repo.create_blob(b"2"), repo.create_blob(b"3")
+    head, kind = b"100644 a\0" + one.raw + b"junk", pygit2.enums.ObjectType.TREE
+    trees = [repo.odb.write(kind, head + b"100644 b\0" + blob.raw) for blob in (two, three)]
+    found, shortcuts = _both(repo, trees[0], trees[1])  # both trees new: parsed from the start, up to the junk
+    assert [(change.path, change.old_id, change.new_id) for change in found] == [(b"b", two.raw, three.raw)]
+    assert shortcuts == 0
+
+
 def test_random_tree_pairs_give_the_same_changes_both_ways(tmp_path: Path) -> None:
     repo = init_repo(tmp_path / "r")
     rng = random.Random(4)
@@ -129,18 +139,21 @@ def test_random_tree_pairs_give_the_same_changes_both_ways(tmp_path: Path) -> No
     assert shared.shortcuts > 100
 
 
-def test_when_both_trees_are_new_the_parents_is_split_for_the_next_commits_diff(
+def test_a_new_pair_is_parsed_up_to_its_difference_then_the_parent_is_split_for_the_next_diffs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     repo = init_repo(tmp_path / "r")
     first = commit(repo, {f"m{n}.py": f"M = {n}\n" for n in range(30)})
     second = commit(repo, {"m3.py": "M = 'three'\n"})
     third = commit(repo, {"m20.py": "M = 'twenty'\n"})
-    trees = [_tree_of(repo, commit_id).raw for commit_id in (first, second, third)]
+    fourth = commit(repo, {"m7.py": "M = 'seven'\n"})
+    trees = [_tree_of(repo, commit_id).raw for commit_id in (first, second, third, fourth)]
     split: list[bytes] = []
     whole = treediff._split_whole
     monkeypatch.setattr(treediff, "_split_whole", lambda tree: split.append(tree.raw) or whole(tree))
     differ = TreeDiffer(repo)
-    assert [change.path for change in differ.diff(trees[1], trees[2])] == [b"m20.py"]  # newest first, both new
+    assert [change.path for change in differ.diff(trees[2], trees[3])] == [b"m7.py"]  # newest first, both new
+    assert split == []  # one id differs: parsed up to it, nothing split
+    assert [change.path for change in differ.diff(trees[1], trees[2])] == [b"m20.py"]
     assert [change.path for change in differ.diff(trees[0], trees[1])] == [b"m3.py"]
-    assert split == [repo[pygit2.Oid(raw=trees[1])].read_raw()]  # the parent of the first diff, once
+    assert split == [repo[pygit2.Oid(raw=trees[1])].read_raw()]  # the parent of the second diff, once
