@@ -125,3 +125,29 @@ def test_processes_that_take_ranges_from_each_other_write_what_one_writes(
     assert (counts.walked, counts.kept, dict(counts.dropped)) == (
         152, 150, {"duplicate (same query and files)": 1, "root commit": 1}
     )  # fmt: skip
+
+
+def test_worker_zero_reads_the_list_of_commits_while_it_is_written(tmp_path: Path) -> None:
+    import threading
+
+    from pytest_codesearch.mining.parallel import _id_chunks
+
+    ids = [bytes([n]) * 20 for n in range(1, 8)]
+    path = tmp_path / "walk.ids"
+    path.write_bytes(ids[0] + ids[1][:7])  # the lister is in the middle of an id
+    plan = new_plan(multiprocessing.get_context("spawn"), 2)
+
+    def lister() -> None:
+        with path.open("ab") as out:
+            out.write(ids[1][7:] + b"".join(ids[2:]))
+        plan.ready.set()  # published once the list is complete
+
+    chunks = _id_chunks(path, 0, plan)
+    first = next(chunks)
+    thread = threading.Thread(target=lister)
+    thread.start()
+    rest = b"".join(chunks)
+    thread.join()
+    assert first == ids[0]  # whole ids only
+    assert first + rest == b"".join(ids)
+    assert b"".join(_id_chunks(path, 5, None)) == ids[5] + ids[6]  # a complete list, from position 5

@@ -1,10 +1,12 @@
 """Mine one history with several processes, for the same output as one process would write.
 
 Every worker opens its own repository (PITFALLS 24) and examines contiguous ranges of the walk
-(``shares.py`` says how they are chosen and rebalanced): worker 0 walks from the newest commit, worker 1
-walks the whole history once to count it and list the ids of its commits, and every other range is read
-by id from that list. Workers write the cases of each range, tagged with their position in the walk, to
-a scratch file of its own beside the output; this process merges them back in walk order and drops
+(``shares.py`` says how they are chosen and rebalanced). Worker 1 walks the whole history once, listing
+the ids of its commits to a file as it goes; every range is read by id from that list, worker 0 reading
+its own while the list grows (issue 23: the history is walked once, not by two processes; libgit2's
+time-sorted walk reads the whole history before its first commit, so worker 0 waited no longer than its
+own walk took). Workers write the cases of each range, tagged with their position in the walk, to a
+scratch file of its own beside the output; this process merges them back in walk order and drops
 duplicates there, so the result does not depend on the number of workers or on how the ranges fell.
 """
 
@@ -38,6 +40,8 @@ _ID_SIZE = 20
 """Bytes of a raw commit id in the list of the walk's commits."""
 _IDS_READ = 4096
 """Commit ids read from that list at a time."""
+_LIST_WAIT_S = 0.002
+"""How long worker 0 waits before reading the list again when it has read all that was written."""
 
 
 @dataclass(frozen=True)
@@ -79,8 +83,10 @@ def mine_in_processes(
     """
     context = _context()
     scratch = Path(tempfile.mkdtemp(dir=writer.output.parent, prefix=f".{writer.output.name}.workers-"))
+    ids = scratch / "walk.ids"
+    ids.touch()  # worker 0 reads it while worker 1 writes it
     jobs = [
-        _Job(repo_path, head, config, case_repo, name, index, workers, scratch, chunk, lead, lines, scratch / "walk.ids")
+        _Job(repo_path, head, config, case_repo, name, index, workers, scratch, chunk, lead, lines, ids)
         for index in range(workers)
     ]
     plan = new_plan(context, workers)
@@ -189,7 +195,7 @@ def _examine_share(job: _Job, plan: Plan, progress: Any) -> Counts:
         publish_plan(plan, _list_commits(miner, head, job.ids), job.workers)
         outside = miner.counts.outside_window  # this walk went to the end, as one process's would
     share = Share(plan, job.index, job.lease, job.lead)
-    commits = miner.commits(head) if job.index == 0 else _listed_commits(repo, job.ids, share.start)
+    commits = _listed_commits(repo, job.ids, share.start, plan if job.index == 0 else None)
     ranges = 0
     while True:
         _examine_range(miner, share, commits, job.scratch / f"{job.index}.{ranges}.tsv", (progress, job.index))
@@ -235,21 +241,44 @@ def _list_commits(miner: Miner, head: pygit2.Commit, path: Path) -> int:
     return count
 
 
-def _listed_commits(repo: pygit2.Repository, path: Path, start: int) -> Iterator[tuple[int, pygit2.Commit]]:
+def _listed_commits(
+    repo: pygit2.Repository, path: Path, start: int, growing: Plan | None = None
+) -> Iterator[tuple[int, pygit2.Commit]]:
     """Yield (position, commit) from position ``start`` on, reading the ids ``_list_commits`` wrote.
 
     Looking a commit up by id costs less than half of walking to it (issue 12), and the list is read a
-    few thousand ids at a time, so memory does not grow with the history.
+    few thousand ids at a time, so memory does not grow with the history. With ``growing``, the list may
+    still be being written: at its end, wait for more until that plan is published (the list complete).
     """
     position = start
+    for ids in _id_chunks(path, start, growing):
+        for offset in range(0, len(ids), _ID_SIZE):
+            try:
+                commit = repo[pygit2.Oid(raw=ids[offset : offset + _ID_SIZE])].peel(pygit2.Commit)
+            except (KeyError, ValueError, pygit2.GitError) as exc:
+                hint = "is the repository complete? try git fsck"
+                raise MiningError(f"cannot read the history: {exc} ({hint})") from None
+            yield position, commit
+            position += 1
+
+
+def _id_chunks(path: Path, start: int, growing: Plan | None) -> Iterator[bytes]:
+    """Yield the list's raw ids from position ``start`` on, a few thousand whole ids at a time.
+
+    With ``growing``, the file is read as it is written: a read that comes short waits for more (or for
+    the plan, published once the list is complete); a partly written id is kept for the next read.
+    """
     with path.open("rb") as stream:
         stream.seek(start * _ID_SIZE)
-        while chunk := stream.read(_IDS_READ * _ID_SIZE):
-            for offset in range(0, len(chunk), _ID_SIZE):
-                try:
-                    commit = repo[pygit2.Oid(raw=chunk[offset : offset + _ID_SIZE])].peel(pygit2.Commit)
-                except (KeyError, ValueError, pygit2.GitError) as exc:
-                    hint = "is the repository complete? try git fsck"
-                    raise MiningError(f"cannot read the history: {exc} ({hint})") from None
-                yield position, commit
-                position += 1
+        held = b""
+        while True:
+            complete = growing is None or growing.ready.is_set()  # before the read: then nothing follows it
+            data = held + stream.read(_IDS_READ * _ID_SIZE)
+            whole = len(data) - len(data) % _ID_SIZE
+            held = data[whole:]
+            if whole:
+                yield data[:whole]
+            elif complete:
+                return
+            else:
+                growing.ready.wait(_LIST_WAIT_S)  # type: ignore[union-attr]  # not complete: growing is set

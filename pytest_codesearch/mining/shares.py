@@ -4,11 +4,12 @@ Consecutive commits share trees, and a pack stores most objects as deltas agains
 history, so a process that examines a contiguous range reads and inflates each object once. Interleaved
 blocks made every block start cold: on the benchmark history, blocks of 64 commits made the run about 7%
 slower than one range per process. The number of commits to examine is only known once the whole walk has
-been made, so process 0 starts at the newest commit at once, claiming a short lease at a time, while
-process 1 counts, writing the id of every commit to examine to a file; process 1 then splits what process 0
-has not claimed yet (``split_points``) and publishes the plan. The other processes read their range's ids
-from that file instead of walking the history again (issue 12: on git's history a walk costs 2.2 s of CPU,
-looking its commits up by id 0.9 s).
+been made, so process 1 walks, writing the id of every commit to examine to a file, and process 0 starts
+at the newest commit as soon as the file holds it, reading its commits from the file as it grows and
+claiming a short lease at a time; process 1 then splits what process 0 has not claimed yet
+(``split_points``) and publishes the plan. The other processes read their range's ids from that file too
+instead of walking the history again (issue 12: on git's history a walk costs 2.2 s of CPU, looking its
+commits up by id 0.9 s; issue 23: process 0 no longer walks it as well).
 
 Equal ranges do not take equal times: on git's history the newest half of the commits cost a third more
 than the oldest half (larger trees and files), so one process idled for a quarter of the run. Every
