@@ -138,7 +138,8 @@ def evaluate_case(
         ask = lambda: _ask(record, spec, choice, pool, snapshots, snapshot, settings, seed)  # noqa: E731
         answers = _with_retries(record, settings, ask)
         record["latencies_ms"] = answers.latencies_ms
-        record["latency_ms"] = statistics.median(answers.latencies_ms)
+        latencies = answers.latencies_ms
+        record["latency_ms"] = latencies[0] if len(latencies) == 1 else statistics.median(latencies)
         first = answers.results[0]
         record["nondeterministic"] = any(a.files != first.files for a in answers.results[1:])
         score_answer(record, first, spec.case, spec.relevance, spec.match, snapshot, settings)
@@ -147,7 +148,7 @@ def evaluate_case(
     except ContractError as exc:
         refused = CaseError(str(exc))
         return Outcome(_failed_record(record, refused, spec, settings), refused)
-    return Outcome(CaseResult(status=Status.OK, **safe_record(record, made_safe=spec.case_fields)))
+    return Outcome(CaseResult(status=Status.OK, **spec.case_fields, **safe_record(record)))
 
 
 def _with_retries(record: dict[str, Any], settings: Settings, ask: Callable[[], Answers]) -> Answers:
@@ -233,10 +234,10 @@ def is_retryable(failure: AgentError) -> bool:
 
 
 def _base_record(spec: CaseSpec, choice: AgentChoice, nodeid: str, worker: str | None) -> dict[str, Any]:
-    """Return a new record of ``spec`` answered by ``choice``, before the agent is asked: the case's fields
-    (``CaseSpec.case_fields``, made safe already) and the fields each answer sets, empty."""
+    """Return a new record of ``spec`` answered by ``choice``, before the agent is asked: the fields each answer
+    sets, empty. The case's own fields (``CaseSpec.case_fields``, made safe once for all its agents and runs)
+    are not in it: they join it in the ``CaseResult``, which checks that none is given twice."""
     return {
-        **spec.case_fields,
         "agent": choice.name,
         "nodeid": nodeid,
         "retrieved": [],
@@ -272,7 +273,7 @@ def _failed_record(record: dict[str, Any], failure: Exception, spec: CaseSpec, s
     zeros = dict.fromkeys(names, 0.0)
     status = _STATUS_OF.get(type(failure), Status.ERROR)
     failed = {**record, "error": failure_message(failure), "metrics": zeros}
-    return CaseResult(status=status, **safe_record(failed, made_safe=spec.case_fields))
+    return CaseResult(status=status, **spec.case_fields, **safe_record(failed))
 
 
 def error_record(

@@ -83,6 +83,7 @@ def safe_value(value: Any, limit: int | None = MAX_TEXT_CHARS) -> Any:
 
 
 _SCALARS = frozenset({float, int, bool, type(None)})
+_STRINGS = frozenset({str})
 
 
 def _plain(value: Any, limit: int) -> bool:
@@ -105,9 +106,12 @@ def _plain_flat(values: Collection[Any], limit: int) -> bool:
     kinds = set(map(type, values))
     if kinds <= _SCALARS:
         return True
-    if kinds - _SCALARS != {str}:
+    if kinds == _STRINGS:
+        strings = values
+    elif kinds - _SCALARS == _STRINGS:
+        strings = [v for v in values if type(v) is str]
+    else:
         return False
-    strings = values if len(kinds) == 1 else [v for v in values if type(v) is str]
     return all(map(str.isascii, strings)) and max(map(len, strings)) <= limit
 
 
@@ -134,16 +138,14 @@ def safe_record(record: dict[str, Any], made_safe: Mapping[str, Any] = _NONE_SAF
     A field whose value is the very object ``made_safe`` holds for its name was made safe already (by this
     function: the case's own fields, made once for all its agents and runs) and is kept as it is.
     """
-    safe = {}
+    safe = record.copy()  # most fields are kept as they are: only the others are replaced, in place
     for key, value in record.items():
         kind = type(value)
         if kind in _SCALARS or (kind is str and value.isascii() and len(value) <= MAX_TEXT_CHARS):
-            safe[key] = value  # most fields: nothing to escape or cut, whatever the field's limit
-        elif not value and (kind is list or kind is dict):
-            safe[key] = value  # half a record's lists are empty (no spans, symbols, tags, ...)
-        elif made_safe.get(key, _NOT_GIVEN) is value:
-            safe[key] = value
-        else:
+            continue  # most fields: nothing to escape or cut, whatever the field's limit
+        if not value and (kind is list or kind is dict):
+            continue  # half a record's lists are empty (no spans, symbols, tags, ...)
+        if made_safe.get(key, _NOT_GIVEN) is not value:
             safe[key] = safe_value(value, _limit(key))
     return safe
 

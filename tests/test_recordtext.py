@@ -90,3 +90,12 @@ def test_fields_made_safe_already_are_kept_when_they_are_the_very_objects_given(
     assert again["retrieved"] == ["b\\ud800.py"] and again["agent"] == "a"
     equal_not_same = safe_record({"query": "q" * (MAX_QUERY_CHARS + 5)}, made_safe=made)
     assert equal_not_same == {"query": made["query"]}  # another object is checked, cut as usual
+
+
+def test_the_record_given_is_left_as_it_was_and_its_fields_keep_their_order() -> None:
+    given = {"agent": "a", "retrieved": ["caf\udce9.py", "b.py"], "latency_ms": 2.0, "error": "caf\ud800"}
+    before = dict(given)
+    record = safe_record(given)
+    assert given == before and given["retrieved"] == ["caf\udce9.py", "b.py"]  # not rewritten in place
+    assert list(record) == ["agent", "retrieved", "latency_ms", "error"]
+    assert record == {"agent": "a", "retrieved": ["caf\\xe9.py", "b.py"], "latency_ms": 2.0, "error": "caf\\ud800"}

@@ -180,9 +180,10 @@ class RunCollector:
                 self.journal.invalid(invalid)
                 self._check_journal()
         # pytest-xdist reports a crashed worker's case with when == "???" and nothing of ours on it
+        if str(report.when) != "???":
+            return
         nodeid = base_nodeid(report.nodeid)
-        if str(report.when) == "???" and nodeid in self.records.collected and nodeid not in self.records.cases \
-                and nodeid not in self.answered:
+        if nodeid in self.records.collected and nodeid not in self.records.cases and nodeid not in self.answered:
             case = self._crashed_case(nodeid)
             if case is not None:
                 self._case(case, case.model_dump_json())
