@@ -208,3 +208,54 @@ def test_a_region_holding_an_unedited_error_is_not_tried() -> None:
         expected = entities_in_spans("x.c", outline("x.c", parent).definitions, spans)
         assert entities_in_spans("x.c", found_whole, spans) == expected
         assert expected.functions == (("x.c:f4",) if not tried else ("x.c:f3",))
+
+
+_MACRO_C = b"#include <stdio.h>\n\n" + b"".join(
+    b"static int f%d(void *data UNUSED, int a)\n{\n\tfor_each_item(item, &list) {\n\t\ta += %d;\n\t}\n\treturn a;\n}\n\n"
+    % (n, n)
+    for n in range(1, 9)
+)  # eight functions of seven lines from line 3 on, each with the errors of git's macros: f4 holds lines 27 to 33
+
+
+def test_a_change_between_functions_with_macro_errors_is_read_from_its_region() -> None:
+    """git's attribute macros (``int x UNUSED``) and loop macros (``for_each_item(...) {``) leave an ERROR
+    node or a missing ``;`` inside each function that uses them. Such errors stay inside their function, so
+    those functions frame and fill regions as clean ones do: the parent is read from ``f4``'s region (the
+    kept tree stays the child's) and finds what outlining it whole finds."""
+    child = _MACRO_C.replace(b"a += 4;", b"a += 4 + 1;")
+    assert grammar("c").parse(_MACRO_C).root_node.has_error
+    trees, found, spans = _parent_outlined_after(_MACRO_C, child)
+    whole = outline("x.c", _MACRO_C).definitions
+    assert entities_in_spans("x.c", found, spans) == entities_in_spans("x.c", whole, spans)
+    assert entities_in_spans("x.c", found, spans) == Entities(("x.c:f4",), ("x.c:f4",))
+    assert [(d.qualname, d.start, d.end) for d in found] == [("f4", 27, 33)]
+    assert trees._by_path["x.c"].blob == b"c"  # not parsed whole
+
+
+_MACRO_LINES = [
+    b"static int g(void *data UNUSED)\n", b"\tfor_each_item(item, &list) {\n", b"\t}\n", b"}\n", b"{\n",
+    b"static GIT_PATH_FUNC(git_path_x, \"X\")\n", b"DEFINE_LIST_SORT(static, sort_x, struct x, next);\n",
+    b"void NORETURN die_x(const char *m)\n", b"\tcontainer_of(a, const struct entry, ent);\n", b"\treturn a;\n", b"\n",
+]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_reparsed_c_outlines_with_macro_errors_find_what_whole_outlines_find(seed: int) -> None:
+    """Random histories of a C file full of git's macros: outlines read from regions holding their errors
+    find what outlining each version whole finds."""
+    rng = random.Random(f"{seed}-macros")
+    pool = _MACRO_LINES + _MACRO_C.splitlines(True)
+    versions = [_MACRO_C]
+    for _ in range(40):
+        versions.append(_mutate(rng, versions[-1], pool))
+    blobs = {hashlib.sha1(v).digest(): v for v in versions}
+    ids = [hashlib.sha1(v).digest() for v in versions]
+    trees = TreeOutlines(blobs.__getitem__, lambda a, b: diff_hunks(blobs[a], blobs[b]))
+    for index in range(len(versions) - 1, 0, -1):
+        parent, child = ids[index - 1], ids[index]
+        hunks = diff_hunks(blobs[parent], blobs[child])
+        spans = old_side(blobs[parent], hunks)
+        if spans:
+            found = trees.definitions("x.c", "c", (parent, child), hunks, spans)
+            whole = outline("x.c", blobs[parent]).definitions
+            assert entities_in_spans("x.c", found, spans) == entities_in_spans("x.c", whole, spans), index

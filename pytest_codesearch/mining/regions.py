@@ -7,12 +7,19 @@ files do not parse whole), so each changed line is first looked for in a region 
 top-level nodes of the base around it, framed by one clean top-level node on each side (or the file's
 start or end). That region of the source is parsed alone. Its result stands for the whole file's when:
 
-- the frame nodes have no error in the base and come back the same (type and length) from the region's
-  parse, with no error: the parse entered and left the region at a clean top-level boundary, as it does
+- the frame nodes have no error in the base (in C, none but those of the exception below) and come back
+  the same (type and length) from the region's parse: the parse entered and left the region at a clean top-level boundary, as it does
   in the whole file, whose bytes outside the region are the base's;
 - the region's parse has no error at all (an error or missing node): tree-sitter's recovery inside a
   node depends on the text after it, so a node that recovered in the region alone may end elsewhere in the
-  whole file, swallowing a frame (seed ``185-cpp`` of ``tests/test_mining_sitter.py``);
+  whole file, swallowing a frame (seed ``185-cpp`` of ``tests/test_mining_sitter.py``). One exception, in C:
+  a function definition or declaration whose errors are all ERROR nodes or missing ``;`` inside it
+  (``_local``). Those are what git's macros leave (``void *data UNUSED``, ``for_each_item(x, &l) {``), in
+  about half of its C files: tree-sitter skips the token or inserts the ``;`` in place, and the node still
+  ends at its own ``}`` or ``;``. Such a node may frame a region, and a region may hold it. Brace errors
+  (a missing ``}``), errors at top level and errors in other node types are never trusted. Random C
+  histories, plain and full of git's macros, check this against whole parses (thousands of seeds were run
+  once; the suite runs a few), and so does the whole of git's history (``docs/mining.md``);
 - every hunk lies inside a region or outside all of them, and the frame nodes are not edited;
 - the base's root is no error node (its children would be fragments, not top-level nodes).
 
@@ -43,6 +50,10 @@ MOST_HUNKS = 64
 is reparsed, and that tree kept."""
 _UNFRAMED = frozenset({"c", "cpp"})
 """Languages whose clean regions may be parsed without their frames (``_parsed``)."""
+_DEFINITIONS = frozenset({
+    "function_definition", "declaration", "type_definition", "preproc_include", "preproc_def", "preproc_function_def"
+})
+"""C's top-level nodes whose errors may stay inside them (``_local``)."""
 
 
 class Text(NamedTuple):
@@ -72,6 +83,9 @@ class Top(NamedTuple):
     type: str
     clean: bool
     """Whether it has no error, is none and is not missing."""
+    frames: bool
+    """Whether it can frame a region: clean, or (in C) a definition whose errors are all ERROR nodes inside
+    it (``_local``)."""
 
 
 class Tops(NamedTuple):
@@ -86,10 +100,14 @@ class Tops(NamedTuple):
     """Whether the root itself is an error node (its children are fragments, not top-level nodes)."""
 
 
-def top_level(tree: Tree) -> Tops:
-    """Return the top-level nodes of ``tree``."""
+def top_level(tree: Tree, language: str = "") -> Tops:
+    """Return the top-level nodes of ``tree``, a syntax tree of ``language``."""
     root = tree.root_node
-    nodes = tuple(Top(node.start_byte, node.end_byte, *_lines(node), node.type, _clean(node)) for node in root.children)
+    nodes = tuple(
+        Top(node.start_byte, node.end_byte, *_lines(node), node.type, clean, clean or (language == "c" and _local(node)))
+        for node in root.children
+        for clean in (_clean(node),)
+    )
     return Tops(nodes, tuple(node.end_byte for node in nodes), root.is_error)
 
 
@@ -106,8 +124,9 @@ class _Region(NamedTuple):
     """Whether the top-level nodes between the frames are clean in the base and no frame shares a line with
     them: a C or C++ region may then be parsed without its frames (``_parsed``)."""
     doomed: bool = False
-    """Whether a node between the frames has an error in the base and no hunk edits it: the source holds the
-    same text there, so the region's own parse would have an error too (not trusted): it is not tried."""
+    """Whether a node between the frames has an error in the base (other than C's ``_local`` ones) and no hunk
+    edits it: the source holds the same text there, so the region's own parse would have that error too (not
+    trusted): it is not tried."""
 
 
 def region_definitions(
@@ -225,7 +244,7 @@ def _framed(base: Text, hunks: Sequence[Hunk], frames: tuple[Top | None, Top | N
     inner = (1 if before is None else before.last + 1, base.lines if after is None else after.first - 1)
     alone = not core or (inner[0] <= core[0].first and core[-1].last <= inner[1])
     clean = alone and inner[0] <= inner[1] and all(node.clean for node in core)
-    doomed = any(not node.clean and not _edited(node, hunks) for node in core)
+    doomed = any(not node.frames and not _edited(node, hunks) for node in core)
     return _Region(top, bottom, _top_shape(before), _top_shape(after), inner, clean, doomed)
 
 
@@ -268,7 +287,7 @@ def _widened(
 
 def _frames(node: Top, base: Text, hunks: Sequence[Hunk], line: int, before: bool) -> bool:
     """Return whether ``node`` can frame a region: clean, unedited, alone on its outer line (``line``)."""
-    if not node.clean or _edited(node, hunks):
+    if not node.frames or _edited(node, hunks):
         return False
     if before:
         return not base.data[base.start(line) : node.start_byte].strip(_SPACE)
@@ -332,14 +351,41 @@ def _parsed(
     if first is None or last is None:
         return None
     tree = grammar.parse(source.data[source.start(first) : source.start(last + 1)])
-    if tree.root_node.has_error:  # a node that recovered from an error may end elsewhere in the whole file's parse
-        return None
+    if tree.root_node.has_error and not _local_errors(grammar, tree):
+        return None  # a node that recovered from an error may end elsewhere in the whole file's parse
     children = tree.root_node.children
     for shape, child in ((region.before, children[0] if children else None),
                          (region.after, children[-1] if children else None)):  # fmt: skip
-        if shape is not None and (child is None or not _clean(child) or _shape(child) != shape):
+        if shape is not None and (child is None or not _frame_back(grammar, child) or _shape(child) != shape):
             return None
     return _found(grammar, tree, source, spans, (first, last))
+
+
+def _local_errors(grammar: Grammar, tree: Tree) -> bool:
+    """Return whether every error of ``tree`` lies inside a top-level definition (``_local``), in C."""
+    return grammar.name == "c" and all(_clean(child) or _local(child) for child in tree.root_node.children)
+
+
+def _frame_back(grammar: Grammar, node: Node) -> bool:
+    """Return whether ``node`` can stand as a frame in a region's parse: clean, or a C definition with
+    errors inside it alone."""
+    return _clean(node) or (grammar.name == "c" and _local(node))
+
+
+def _local(node: Node) -> bool:
+    """Return whether ``node`` is a C definition whose every error is an ERROR node or a missing ``;`` inside
+    it: what attribute macros (``int x UNUSED``) and loop macros (``for_each_item(x, &l) {``) leave, which
+    tree-sitter skips or fills in place (see the module docstring)."""
+    if node.type not in _DEFINITIONS or node.is_error or node.is_missing:
+        return False
+    stack = [node]
+    while stack:
+        found = stack.pop()
+        if found.is_missing and found.type != ";":
+            return False
+        if not found.is_error:
+            stack.extend(child for child in found.children if child.has_error or child.is_missing)
+    return True
 
 
 def _found(

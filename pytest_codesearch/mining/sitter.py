@@ -105,7 +105,7 @@ class TreeOutlines:
         if tree.root_node.has_error and path.lower().endswith(".h") and maybe_cpp(source):
             return outline(path, source).definitions  # a header that may be C++: read as ``outline`` reads it
         if tree.root_node.has_error:
-            self._keep(path, _Kept(source_id, source, None, top_level(tree), language, offsets, source_id))
+            self._keep(path, _Kept(source_id, source, None, top_level(tree, language), language, offsets, source_id))
         else:
             self._keep(path, _Kept(source_id, source, tree, None, language, offsets, source_id))
         return found.definitions(tree, _byte_ranges(offsets, spans))[0]
@@ -137,7 +137,7 @@ def _tops(kept: _Kept) -> Tops:
     or the other, and the empty answer (no region is trusted) is only there for the type checker."""
     if kept.tops is not None:
         return kept.tops
-    return top_level(kept.tree) if kept.tree is not None else Tops((), (), root_error=True)
+    return top_level(kept.tree, kept.language) if kept.tree is not None else Tops((), (), root_error=True)
 
 
 def _byte_ranges(offsets: list[int], spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
