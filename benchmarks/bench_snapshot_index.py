@@ -93,6 +93,7 @@ def forget() -> None:
     except ImportError:
         pass
     functions._CACHE.clear()
+    getattr(functions, "forget_counts", lambda: None)()  # not before issue 23's per-definition counts
     _outline.cache_clear()
     python_definitions.cache_clear()
 

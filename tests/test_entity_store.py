@@ -80,3 +80,30 @@ def test_an_unreadable_file_gives_no_documents_and_is_not_remembered(store: Path
     assert snapshot_entities(lambda path: None, blob_of={"cart.py": BLOB}.get)("cart.py") == ()
     assert not store.exists() and not entitystore._MEMORY
     assert len(snapshot_entities(lambda path: SOURCE, blob_of={"cart.py": BLOB}.get)("cart.py")) == 3
+
+
+def test_a_new_versions_unchanged_definitions_are_counted_once_and_the_same_as_afresh() -> None:
+    from pytest_codesearch.agents.index import functions
+
+    edited = SOURCE.replace(b"self.total += item.price", b"self.total += item.price * item.count")
+    functions.forget_counts()
+    first = functions.entity_shapes("shop/cart.py", SOURCE, 2)
+    kept = len(functions._COUNTED)
+    again = functions.entity_shapes("shop/cart.py", edited, 2)
+    assert len(functions._COUNTED) == kept + 1  # Cart.add changed; Cart's own lines and checkout did not
+    assert again[0][2] is first[0][2] and again[2][2] is first[2][2]
+    functions.forget_counts()
+    assert functions.entity_shapes("shop/cart.py", edited, 2) == again  # the same as counted afresh
+    weighted = functions.entity_shapes("shop/cart.py", edited, 3)
+    assert weighted[2][2]["checkout"] == again[2][2]["checkout"] + 1  # the name weight is part of the key
+
+
+def test_the_counted_definitions_stay_under_their_bound_in_characters(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pytest_codesearch.agents.index import functions
+
+    functions.forget_counts()
+    monkeypatch.setattr(functions, "COUNTED_CHARS", 30)
+    for n in range(5):
+        functions.document_counts(f"f{n}", f"def f{n}(): return {n:08d}", 2)  # 25 characters each
+    assert list(functions._COUNTED) == [("f4", "def f4(): return 00000004", 2)] and functions._counted_chars == 25
+    functions.forget_counts()

@@ -19,6 +19,7 @@ from pytest_codesearch.agents.index.corpus import build_token_corpus
 from pytest_codesearch.agents.index.indexstore import (
     IndexStore,
     _stable_order,
+    _term_hashes,
     decode_corpora,
     encode_corpora,
     index_key,
@@ -31,7 +32,7 @@ from pytest_codesearch.agents.index.tokencache import TokenCache
 from pytest_codesearch.agents.index.tokenstore import TokenStore
 from pytest_codesearch.repo import SnapshotStore
 from pytest_codesearch.repo.reader import remember_view
-from pytest_codesearch.agents.index.storedvocab import StoredVocabulary, lookup_table
+from pytest_codesearch.agents.index.storedvocab import StoredVocabulary, lookup_table, lookup_table_of
 
 QUERIES = ["login token", "session token check", "parse lexer other2", "src/login.py fails"]
 
@@ -236,3 +237,19 @@ def test_a_stored_vocabulary_finds_every_term_by_hash_and_tells_apart_terms_that
         StoredVocabulary(b"", b"", 7)
     empty = StoredVocabulary(b"", lookup_table([]), 0)
     assert empty.get("token") is None and list(empty) == []
+
+
+def test_the_lookup_table_of_joined_terms_and_their_hashes_is_that_of_the_terms() -> None:
+    for terms in (["plumless", "token", "naïve", "buckeroo", "", "x" * 300, "\udcff-surrogate"], [""], ["", ""], []):
+        encoded = [term.encode("utf-8", "surrogatepass") for term in terms]
+        hashes = np.array([zlib.crc32(term) for term in encoded], dtype=np.uint32)
+        assert lookup_table_of(b"\n".join(encoded), hashes) == lookup_table(encoded)
+
+
+def test_a_growing_vocabularys_terms_are_hashed_as_they_are_added() -> None:
+    vocabulary = {"login": 0, "token": 1}
+    terms = ["token", "naïve", "extra"]  # the vocabulary's terms 1 and 2, then one only a later corpus holds
+    for added in ("naïve", "session"):
+        vocabulary[added] = len(vocabulary)
+        found = _term_hashes(vocabulary, np.array([1, 2]), terms)
+        assert found.tolist() == [zlib.crc32(term.encode()) for term in terms] and found.dtype == np.uint32

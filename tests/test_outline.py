@@ -159,3 +159,56 @@ def test_a_header_that_is_cpp_is_read_as_cpp() -> None:
 def test_unsupported_files_have_no_definitions(path: str) -> None:
     assert language_of(path) is None
     assert outline(path, "fun main() {}\n") == FileOutline(None)
+
+
+BLOCKS = b'''import sys
+
+try:
+    def in_try(): pass
+except ImportError:
+    def in_except(): pass
+else:
+    class InElse:
+        @property
+        @staticmethod
+        def method(self):
+            async def inner(): pass
+            class Local:
+                def deep(self): pass
+finally:
+    def in_finally(): pass
+
+match sys.argv:
+    case [_, "a"]:
+        def in_case(): pass
+    case _:
+        for arg in sys.argv:
+            while arg:
+                with open(arg) as f:
+                    if f:
+                        lam = lambda: None
+                        async def in_loop(): pass
+                    elif sys:
+                        def in_elif(): pass
+            else:
+                def in_for_else(): pass
+'''
+
+
+def test_definitions_in_blocks_are_read_at_the_blocks_level_in_source_order_handlers_after_finally() -> None:
+    found = [(d.qualname, d.start, d.end, d.is_function, d.top_level, d.column, d.in_function)
+             for d in outline("blocks.py", BLOCKS).definitions]  # fmt: skip
+    assert found == [
+        ("in_try", 4, 4, True, True, 4, False),
+        ("InElse", 8, 14, False, True, 4, False),
+        ("InElse.method", 9, 14, True, False, 8, False),  # from its first decorator
+        ("InElse.method.inner", 12, 12, True, False, 12, True),
+        ("InElse.method.Local", 13, 14, False, False, 12, True),
+        ("InElse.method.Local.deep", 14, 14, True, False, 16, True),
+        ("in_finally", 16, 16, True, True, 4, False),
+        ("in_except", 6, 6, True, True, 4, False),  # a try's handlers come after its finally
+        ("in_case", 20, 20, True, True, 8, False),
+        ("in_loop", 27, 27, True, True, 24, False),
+        ("in_elif", 29, 29, True, True, 24, False),
+        ("in_for_else", 31, 31, True, True, 16, False),
+    ]

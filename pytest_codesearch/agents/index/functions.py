@@ -114,11 +114,42 @@ def entity_shapes(path: str, data: bytes, name_weight: int) -> list[Shape]:
             texts[doc].append(line)
     shapes: list[Shape] = []
     for definition, text in zip(definitions, texts):
-        found = count_tokens("\n".join(text))  # no word spans a line: the sum of each line's counts
-        for token in tokenize(definition.qualname.replace(".", " ")):
-            found[token] += name_weight
+        found = document_counts(definition.qualname, "\n".join(text), name_weight)
         shapes.append((definition.qualname, definition.is_function, found, modules[definition.qualname]))
     return shapes
+
+
+_COUNTED: OrderedDict[tuple[str, str, int], Counter[str]] = OrderedDict()
+_counted_chars = 0
+COUNTED_CHARS = 1 << 24
+"""Characters of definition text whose counts stay cached (about 16M): a new version of a file mostly
+holds definitions an older one held, word for word."""
+
+
+def forget_counts() -> None:
+    """Drop every cached definition's counts (as a new process starts)."""
+    global _counted_chars
+    _COUNTED.clear()
+    _counted_chars = 0
+
+
+def document_counts(qualname: str, text: str, name_weight: int) -> Counter[str]:
+    """Return the token counts of the definition ``qualname`` whose lines are ``text``: those of the text
+    plus ``name_weight`` times those of its qualified name (cached by all three; never change the result)."""
+    global _counted_chars
+    key = (qualname, text, name_weight)
+    found = _COUNTED.get(key)
+    if found is not None:
+        _COUNTED.move_to_end(key)
+        return found
+    found = count_tokens(text)  # no word spans a line: the sum of each line's counts
+    for token in tokenize(qualname.replace(".", " ")):
+        found[token] += name_weight
+    _COUNTED[key] = found
+    _counted_chars += len(text)
+    while _counted_chars > COUNTED_CHARS and len(_COUNTED) > 1:
+        _counted_chars -= len(_COUNTED.popitem(last=False)[0][1])
+    return found
 
 
 def snapshot_entities(

@@ -23,12 +23,14 @@ its last use: :meth:`IndexStore.prune` removes the least recently used once the 
 
 from __future__ import annotations
 
+import array
 import bisect
 import hashlib
 import itertools
 import operator
 import struct
 import sys
+import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -52,7 +54,7 @@ from pytest_codesearch.agents.index import (
 )
 from pytest_codesearch.agents.index.filestore import FileStore, source_digest, store_bound
 from pytest_codesearch.agents.index.postings import IdArray, Postings, TokenCorpus, base_corpus
-from pytest_codesearch.agents.index.storedvocab import StoredVocabulary, lookup_table, table_size
+from pytest_codesearch.agents.index.storedvocab import StoredVocabulary, lookup_table_of, table_size
 from pytest_codesearch.agents.index.tokencache import newest_terms
 
 FORMAT = "i1"
@@ -135,9 +137,9 @@ def encode_corpora(parts: Parts) -> bytes:
     those only the others use. Document ids, counts and document frequencies take 1 or 2 bytes where they fit.
     """
     flat = [_flatten(part, numbers) for part, numbers in parts]
-    terms, remaps = _union_vocabulary([part.vocabulary for part, _ in parts], [ids for ids, _, _ in flat])
-    encoded = [term.encode("utf-8", "surrogatepass") for term in terms]
-    names = b"\n".join(encoded)
+    terms, remaps, first_used = _union_vocabulary([part.vocabulary for part, _ in parts], [ids for ids, _, _ in flat])
+    names = "\n".join(terms).encode("utf-8", "surrogatepass")  # no term holds a line break
+    hashes = _term_hashes(parts[0][0].vocabulary, first_used, terms) if parts else np.zeros(0, np.uint32)
     headers, arrays, texts = [], [], []
     for (part, numbers), (ids, counts, doc_ids), remap in zip(parts, flat, remaps):
         term_ids = remap[ids]
@@ -150,7 +152,7 @@ def encode_corpora(parts: Parts) -> bytes:
         arrays += [counts[order].astype(freq_type), part.doc_lengths[numbers].astype("<u4")]
         texts.append(text)
     head = _HEADER.pack(_MAGIC, len(parts), len(terms), len(names))
-    return b"".join([head, *headers, *(array.tobytes() for array in arrays), lookup_table(encoded), *texts, names])
+    return b"".join([head, *headers, *(array.tobytes() for array in arrays), lookup_table_of(names, hashes), *texts, names])
 
 
 def _flatten(corpus: TokenCorpus, numbers: IntArray) -> tuple[IdArray, IdArray, IntArray]:
@@ -242,8 +244,9 @@ def _loaded_corpus(
 
 def _union_vocabulary(
     vocabularies: Sequence[Mapping[str, int]], term_ids: Sequence[IdArray]
-) -> tuple[list[str], list[IdArray]]:
-    """Return the terms of ``term_ids`` (one array per vocabulary), and per array a map of its ids to theirs.
+) -> tuple[list[str], list[IdArray], IntArray]:
+    """Return the terms of ``term_ids`` (one array per vocabulary), per array a map of its ids to theirs,
+    and the ids (in the first vocabulary) of the first array's terms.
 
     The first array's terms come first, by term id; a term of another is looked up by name among them,
     and appended when new. No string is sorted: saving costs little beside indexing.
@@ -252,6 +255,7 @@ def _union_vocabulary(
     added: dict[str, int] = {}
     remaps: list[IdArray] = []
     first_ids: list[int] = []
+    first_used: IntArray = np.zeros(0, np.int64)
     for vocabulary, ids in zip(vocabularies, term_ids):
         seen = np.zeros(len(vocabulary) + 1, dtype=np.bool_)
         seen[ids] = True
@@ -260,7 +264,7 @@ def _union_vocabulary(
         names = _terms_of(vocabulary)
         remap = np.zeros(len(vocabulary) + 1, dtype=np.int32)
         if not remaps:
-            first_ids = used
+            first_ids, first_used = used, used_ids
             remap[used_ids] = np.arange(len(used), dtype=np.int32)
             terms.extend(operator.itemgetter(*used)(names) if len(used) > 1 else [names[i] for i in used])
         for term_id in used if remaps else ():
@@ -274,10 +278,22 @@ def _union_vocabulary(
                 terms.append(term)
             remap[term_id] = added[term]
         remaps.append(remap)
-    return terms, remaps
+    return terms, remaps, first_used
 
 
-_TERMS: dict[int, tuple[Mapping[str, int], list[str]]] = {}
+def _term_hashes(vocabulary: Mapping[str, int], first_used: IntArray, terms: Sequence[str]) -> npt.NDArray[np.uint32]:
+    """Return the CRC-32 of each of ``terms`` (UTF-8): the first ``len(first_used)``, the terms of ``vocabulary``
+    with those ids, from its cached hashes (:func:`_terms_of`); the rest hashed here."""
+    _terms_of(vocabulary)
+    cached = _TERMS[id(vocabulary)][2]
+    first = np.frombuffer(cached, dtype=np.uint32)[first_used] if len(first_used) else np.zeros(0, np.uint32)
+    rest = (term.encode("utf-8", "surrogatepass") for term in terms[len(first_used) :])
+    return np.concatenate([first, np.fromiter(map(zlib.crc32, rest), np.uint32, len(terms) - len(first_used))])
+
+
+_TERMS: dict[int, tuple[Mapping[str, int], list[str], array.array[int]]] = {}
+_U32 = "I" if array.array("I").itemsize == 4 else "L"
+"""The type code of 4-byte unsigned integers (the terms' CRC-32 hashes)."""
 _TERMS_KEPT = 4
 
 
@@ -289,16 +305,18 @@ def _terms_of(vocabulary: Mapping[str, int]) -> list[str]:
     """
     cached = _TERMS.pop(id(vocabulary), None)
     if cached is None or cached[0] is not vocabulary:
-        cached = (vocabulary, [])
+        cached = (vocabulary, [], array.array(_U32))
     _TERMS[id(vocabulary)] = cached
     while len(_TERMS) > _TERMS_KEPT:
         del _TERMS[next(iter(_TERMS))]
-    names = cached[1]
+    _, names, hashes = cached
     if len(names) < len(vocabulary):
         if isinstance(vocabulary, dict):  # from its end: the vocabulary may hold millions of terms
             names.extend(newest_terms(vocabulary, len(vocabulary) - len(names)))
         else:
             names.extend(itertools.islice(vocabulary, len(names), None))
+        new = (term.encode("utf-8", "surrogatepass") for term in names[len(hashes) :])
+        hashes.extend(map(zlib.crc32, new))  # each term hashed once, not once per index saved
     return names
 
 

@@ -19,6 +19,7 @@ import zlib
 from collections.abc import Iterator, Mapping, Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 WIDTH = 4
 """Bytes of each value of the lookup table."""
@@ -32,9 +33,17 @@ def table_size(terms: int) -> int:
 def lookup_table(encoded: Sequence[bytes]) -> bytes:
     """Return the lookup table of the terms ``encoded`` (UTF-8, by term id), as :class:`StoredVocabulary` reads it."""
     hashes = np.fromiter(map(zlib.crc32, encoded), dtype=np.uint32, count=len(encoded))
+    return lookup_table_of(b"\n".join(encoded), hashes)
+
+
+def lookup_table_of(names: bytes, hashes: npt.NDArray[np.uint32]) -> bytes:
+    """Return the lookup table of ``len(hashes)`` terms: ``names`` (UTF-8, by term id, one a line, none
+    holding a line break) and ``hashes`` (their CRC-32s), as :class:`StoredVocabulary` reads it."""
     order = np.argsort(hashes, kind="stable")
-    starts = np.zeros(len(encoded) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)) + 1, out=starts[1:])
+    starts = np.zeros(len(hashes) + 1, dtype=np.int64)
+    if len(hashes):
+        starts[1:-1] = np.flatnonzero(np.frombuffer(names, dtype=np.uint8) == ord("\n")) + 1
+        starts[-1] = len(names) + 1
     return b"".join(array.astype("<u4").tobytes() for array in (hashes[order], order, starts))
 
 

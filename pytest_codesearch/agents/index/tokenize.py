@@ -89,11 +89,12 @@ def count_tokens(text: str) -> Counter[str]:
     Words are counted before they are cut, so each distinct word is tokenized once per call. Keys
     come in the order of their first occurrence, as in ``Counter(tokenize(text))``.
     """
-    counts: Counter[str] = Counter()
+    counts: dict[str, int] = {}  # a dict, not a Counter: its missing keys cost no Python call
+    get = counts.get
     for word, occurrences in Counter(words(text)).items():
         for token in word_tokens(word):
-            counts[token] += occurrences
-    return counts
+            counts[token] = get(token, 0) + occurrences
+    return Counter(counts)
 
 
 def path_tokens(path: str) -> list[str]:
