@@ -10,7 +10,8 @@ import pytest
 from language_samples import SAMPLES, Sample
 
 from pytest_codesearch.goldset.entities import Entities, entities_in_spans
-from pytest_codesearch.mining.regions import Text, _child_after, _grow, composed, region_definitions, top_level
+from pytest_codesearch.mining.hunkcompose import composed
+from pytest_codesearch.mining.regions import Text, _child_after, _grow, region_definitions, top_level
 from pytest_codesearch.mining.sitter import TreeOutlines, edited, line_offsets
 from pytest_codesearch.mining.spans import diff_hunks, old_side
 from pytest_codesearch.outline import grammar, language_of, outline

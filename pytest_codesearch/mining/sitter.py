@@ -25,7 +25,8 @@ import numpy as np
 from tree_sitter import Point, Tree
 
 from pytest_codesearch.mining.outline import Hunk
-from pytest_codesearch.mining.regions import Text, Tops, composed, region_definitions, top_level
+from pytest_codesearch.mining.hunkcompose import composed
+from pytest_codesearch.mining.regions import Text, Tops, region_definitions, top_level
 from pytest_codesearch.outline import grammar, maybe_cpp, outline
 from pytest_codesearch.outline.model import Definition
 
