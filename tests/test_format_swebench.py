@@ -278,3 +278,26 @@ def test_derived_truth_is_kept_and_read_back_unchanged(tmp_path: Path) -> None:
         return derived[-1]
 
     assert [truthcache.cached_truth(cache, key, derive) for _ in range(2)] == derived * 2 and len(derived) == 1
+
+
+def test_processes_reading_one_file_at_once_each_derive_their_share_of_the_truth(tmp_path: Path) -> None:
+    """Every xdist worker collects every case: with ``truth_share`` (k, n), a reader first derives the
+    truth of every n-th instance from the k-th into the cache, so two workers derive one instance each and
+    find the other's there; the cases read are the same as without a share."""
+    from pytest_codesearch.goldset.formats.swebench import derive_share, read_records
+    from pytest_codesearch.goldset.truthcache import truth_key
+
+    root = swebench_workspace(tmp_path)
+    path, cache = root / "instances.jsonl", tmp_path / "truth"
+    fresh = [_case_json(c) for c in load(path).cases]
+    records, _ = read_records(path)
+    derive_share(path, records, ReadOptions(truth_cache=cache, truth_share=(1, 2)))
+    (only,) = cache.rglob("*.json")
+    second = records[1][1]
+    assert only.stem == truth_key(second["patch"], second["base_commit"], "native")[2:]  # the second instance's alone
+    derive_share(path, records, ReadOptions(truth_cache=cache, truth_share=(0, 2)))
+    assert len(list(cache.rglob("*.json"))) == 2
+    shared = [_case_json(c) for c in load(path, ReadOptions(truth_cache=cache, truth_share=(0, 2))).cases]
+    assert shared == fresh and len(list(cache.rglob("*.json"))) == 2
+    alone = [_case_json(c) for c in load(path, ReadOptions(truth_cache=tmp_path / "other", truth_share=(1, 3))).cases]
+    assert alone == fresh

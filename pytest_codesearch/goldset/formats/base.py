@@ -33,6 +33,10 @@ class ReadOptions:
     profile's truth convention)."""
     truth_cache: Path | None = None
     """SWE-bench: where truth derived from patches is kept (``goldset/truthcache.py``); None: derived each time."""
+    truth_share: tuple[int, int] | None = None
+    """SWE-bench, with ``truth_cache``: ``(k, n)``, this process's share when ``n`` processes read the same file
+    at once (xdist workers): it first derives the truth of every ``n``-th instance from the ``k``-th into the
+    cache, then reads the file, finding most of the others' shares there. None: no share."""
     progress: Callable[[int, int], None] | None = None
     """Called with (entries read, entries in the file) as a reader goes, for progress lines (every
     ``PROGRESS_EVERY`` entries of a large file, and each instance of a SWE-bench file); None: not called."""

@@ -56,6 +56,8 @@ Record = tuple[int, Any]
 def load_swebench(path: Path, options: ReadOptions) -> LoadedGoldSet:
     """Return the cases of a file of SWE-bench-style instances; never raises for bad content."""
     records, error = read_records(path)
+    if options.truth_share is not None and options.truth_cache is not None:
+        derive_share(path, records, options)
     builder = _CaseBuilder(path, options)
     entries = []
     for done, (line, value) in enumerate(records, start=1):
@@ -63,6 +65,21 @@ def load_swebench(path: Path, options: ReadOptions) -> LoadedGoldSet:
         if options.progress is not None:
             options.progress(done, len(records))
     return LoadedGoldSet(path, GoldSetMetadata(), entries, error)
+
+
+def derive_share(path: Path, records: list[Record], options: ReadOptions) -> None:
+    """Derive into ``options.truth_cache`` the truth of this process's share of ``records``
+    (``ReadOptions.truth_share``): every ``n``-th instance from the ``k``-th, as reading would, problems
+    aside (reading reports them). Each of ``n`` processes reading the file at once (xdist workers, each of
+    which collects every case) thus derives about ``1/n`` of it, then reads the rest from the cache."""
+    if options.truth_share is None:
+        return
+    share, count = options.truth_share
+    builder = _CaseBuilder(path, options)
+    for done, (line, value) in enumerate(records[share::count]):
+        builder.entry(line, value)
+        if options.progress is not None:
+            options.progress(min(share + (done + 1) * count, len(records)), len(records))
 
 
 def read_records(path: Path) -> tuple[list[Record], str | None]:
