@@ -54,6 +54,8 @@ _DEFINITIONS = frozenset({
     "function_definition", "declaration", "type_definition", "preproc_include", "preproc_def", "preproc_function_def"
 })
 """C's top-level nodes whose errors may stay inside them (``_local``)."""
+_LOCAL_ERRORS = frozenset({"c"})
+"""Languages whose definitions may hold errors that stay inside them (``_framing``): C++ failed the checks."""
 
 
 class Text(NamedTuple):
@@ -84,8 +86,7 @@ class Top(NamedTuple):
     clean: bool
     """Whether it has no error, is none and is not missing."""
     frames: bool
-    """Whether it can frame a region: clean, or (in C) a definition whose errors are all ERROR nodes inside
-    it (``_local``)."""
+    """Whether it can frame a region (``_framing``): clean, or (in C) a definition whose errors stay inside it."""
 
 
 class Tops(NamedTuple):
@@ -104,9 +105,8 @@ def top_level(tree: Tree, language: str = "") -> Tops:
     """Return the top-level nodes of ``tree``, a syntax tree of ``language``."""
     root = tree.root_node
     nodes = tuple(
-        Top(node.start_byte, node.end_byte, *_lines(node), node.type, clean, clean or (language == "c" and _local(node)))
+        Top(node.start_byte, node.end_byte, *_lines(node), node.type, _clean(node), _framing(language, node))
         for node in root.children
-        for clean in (_clean(node),)
     )
     return Tops(nodes, tuple(node.end_byte for node in nodes), root.is_error)
 
@@ -351,25 +351,20 @@ def _parsed(
     if first is None or last is None:
         return None
     tree = grammar.parse(source.data[source.start(first) : source.start(last + 1)])
-    if tree.root_node.has_error and not _local_errors(grammar, tree):
+    if tree.root_node.has_error and not all(_framing(grammar.name, child) for child in tree.root_node.children):
         return None  # a node that recovered from an error may end elsewhere in the whole file's parse
     children = tree.root_node.children
     for shape, child in ((region.before, children[0] if children else None),
                          (region.after, children[-1] if children else None)):  # fmt: skip
-        if shape is not None and (child is None or not _frame_back(grammar, child) or _shape(child) != shape):
+        if shape is not None and (child is None or not _framing(grammar.name, child) or _shape(child) != shape):
             return None
     return _found(grammar, tree, source, spans, (first, last))
 
 
-def _local_errors(grammar: Grammar, tree: Tree) -> bool:
-    """Return whether every error of ``tree`` lies inside a top-level definition (``_local``), in C."""
-    return grammar.name == "c" and all(_clean(child) or _local(child) for child in tree.root_node.children)
-
-
-def _frame_back(grammar: Grammar, node: Node) -> bool:
-    """Return whether ``node`` can stand as a frame in a region's parse: clean, or a C definition with
-    errors inside it alone."""
-    return _clean(node) or (grammar.name == "c" and _local(node))
+def _framing(language: str, node: Node) -> bool:
+    """Return whether top-level ``node`` of ``language`` may frame or fill a region: clean, or (in C) a
+    definition whose errors stay inside it (``_local``)."""
+    return _clean(node) or (language in _LOCAL_ERRORS and _local(node))
 
 
 def _local(node: Node) -> bool:

@@ -82,7 +82,7 @@ class GoldsetFile(pytest.File):
         state = self.config.stash[STATE]
         display = self.display_path()
         progress = collect_progress(self.config, display, state.settings.progress)
-        options = dataclasses.replace(read_options(state.settings), truth_share=_truth_share(self.config))
+        options = dataclasses.replace(read_options(state.settings), truth_share=_truth_share(self.config, state.worker_id))
         if progress is not None:
             options = dataclasses.replace(options, progress=lambda done, total: progress.step("reading entries", done, total))
         loaded = formats.load(self.path, options)
@@ -275,15 +275,12 @@ def read_options(settings: Settings) -> formats.ReadOptions:
     )
 
 
-def _truth_share(config: pytest.Config) -> tuple[int, int] | None:
-    """Return this xdist worker's share of deriving truth from patches (``ReadOptions.truth_share``): every
-    worker collects every case, so each derives a part and reads the others' from the cache. None outside
-    xdist."""
-    workerinput = getattr(config, "workerinput", None)
-    if workerinput is None:
-        return None
-    worker, count = str(workerinput.get("workerid", "")), workerinput.get("workercount")
-    if not (worker.startswith("gw") and worker[2:].isdigit() and isinstance(count, int) and count > 1):
+def _truth_share(config: pytest.Config, worker: str | None) -> tuple[int, int] | None:
+    """Return xdist worker ``worker``'s share of deriving truth from patches (``ReadOptions.truth_share``):
+    every worker collects every case, so each derives a part and reads the others' from the cache. None
+    outside xdist."""
+    count = getattr(config, "workerinput", {}).get("workercount")
+    if worker is None or not (worker.startswith("gw") and worker[2:].isdigit() and isinstance(count, int) and count > 1):
         return None
     return int(worker[2:]) % count, count
 
