@@ -74,9 +74,9 @@ def test_edits_that_do_not_account_for_every_byte_are_refused() -> None:
     assert edited(tree, base, source, [(2, 1, 2, 1)]) is not None
     assert edited(grammar("c").parse(base_text), base, source, [(1, 1, 1, 1)]) is None  # the wrong line
     assert edited(grammar("c").parse(base_text), base, source, [(5, 1, 5, 1)]) is None  # past the end
-    assert line_offsets(b"a\nbc") == [0, 2, 4]
-    assert line_offsets(b"a\nbc\n") == [0, 2, 5]
-    assert line_offsets(b"") == [0]
+    assert list(line_offsets(b"a\nbc")) == [0, 2, 4]
+    assert list(line_offsets(b"a\nbc\n")) == [0, 2, 5]
+    assert list(line_offsets(b"")) == [0]
 
 
 _C_FILE = b"#include <stdio.h>\n\n" + b"".join(

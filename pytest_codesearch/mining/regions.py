@@ -58,11 +58,15 @@ _LOCAL_ERRORS = frozenset({"c"})
 """Languages whose definitions may hold errors that stay inside them (``_framing``): C++ failed the checks."""
 
 
+Offsets = Sequence[int]
+"""Where each line of a content starts, then its length (``sitter.line_offsets``: an ``array``)."""
+
+
 class Text(NamedTuple):
     """A version of a file: its bytes and where each line starts (``sitter.line_offsets``)."""
 
     data: bytes
-    offsets: list[int]
+    offsets: Offsets
 
     @property
     def lines(self) -> int:

@@ -74,11 +74,20 @@ def _outline(language: str, data: bytes, header: bool = False) -> FileOutline:
     definitions, note = _GRAMMARS[language].outline(data)
     if language == "python" and note is None:  # Python 2, say: tree-sitter's grammar still reads it
         note = "does not parse with Python's ast: definitions are those tree-sitter finds"
-    if note is not None and header and maybe_cpp(data):  # a header may be C++: take that reading if it parses
-        cpp, cpp_note = CPP.outline(data)
-        if cpp_note is None:
+    if note is not None and header:  # a header may be C++: take that reading if it parses
+        cpp = cpp_reading(data)
+        if cpp is not None:
             return FileOutline("cpp", cpp)
     return FileOutline(language, definitions, note)
+
+
+def cpp_reading(data: bytes) -> tuple[Definition, ...] | None:
+    """Return the definitions of a header C cannot parse, read as C++, when it may be C++ and parses so;
+    else None (the C reading stands)."""
+    if not maybe_cpp(data):
+        return None
+    cpp, note = CPP.outline(data)
+    return cpp if note is None else None
 
 
 def grammar(language: str) -> Grammar:
@@ -87,5 +96,6 @@ def grammar(language: str) -> Grammar:
 
 
 __all__ = [
-    "CLASS", "FUNCTION", "LANGUAGES", "Definition", "FileOutline", "grammar", "language_of", "maybe_cpp", "outline",
+    "CLASS", "FUNCTION", "LANGUAGES", "Definition", "FileOutline", "cpp_reading", "grammar", "language_of", "maybe_cpp",
+    "outline",
 ]  # fmt: skip
