@@ -6,6 +6,7 @@ only by commits that both add and delete files.
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -163,6 +164,30 @@ def walk(
     for commit in repo.walk(start.id, _SORT):
         time = commit.commit_time
         yield commit, (low is None or time >= low) and (high is None or time <= high)
+
+
+def newest_first(repo: pygit2.Repository, start: pygit2.Commit) -> Iterator[pygit2.Commit]:
+    """Yield the commits reachable from ``start``, newest commit time first, reading only as far as asked.
+
+    libgit2's time-sorted walk (``walk``) reads every commit of the history before it yields the first;
+    this one reads a commit's parents when it yields the commit. Commits of equal time, and a parent
+    newer than its child, may come in another order than ``walk``'s. Parents that cannot be read (a
+    shallow clone's boundary) are left out.
+    """
+    queue: list[tuple[int, int, pygit2.Commit]] = [(-start.commit_time, 0, start)]
+    queued = {start.id}
+    while queue:
+        commit = heapq.heappop(queue)[2]
+        yield commit
+        for parent_id in commit.parent_ids:
+            if parent_id in queued:
+                continue
+            queued.add(parent_id)
+            try:
+                parent = repo[parent_id].peel(pygit2.Commit)
+            except (KeyError, ValueError, pygit2.GitError):
+                continue
+            heapq.heappush(queue, (-parent.commit_time, len(queued), parent))
 
 
 def decode_path(raw: bytes) -> str | None:
