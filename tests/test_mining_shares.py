@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pygit2
 import pytest
-from gitrepo import commit, init_repo
+from gitrepo import EPOCH, commit, init_repo
 
 from pytest_codesearch.goldset.formats import load
 from pytest_codesearch.mining.filters import FilterConfig
@@ -185,13 +186,22 @@ def test_commits_judged_ahead_count_once_when_the_walk_meets_them(tmp_path: Path
     assert dict(in_turn.counts.excluded_files) == {"excluded pattern": 1}
 
 
-def test_worker_zero_judging_ahead_writes_what_one_process_writes(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("config", "expected"),
+    [
+        (FilterConfig(max_commits=30), (30, 30, {}, 0)),  # 36 judged ahead: the walk never meets 6 of them
+        (FilterConfig(until=datetime.fromtimestamp(EPOCH + 60 * 31, timezone.utc)), (32, 31, {"root commit": 1}, 10)),
+    ],
+    ids=["max_commits", "until"],
+)
+def test_worker_zero_judging_ahead_writes_what_one_process_writes(
+    tmp_path: Path, config: FilterConfig, expected: tuple[int, int, dict[str, int], int]
+) -> None:
     from pytest_codesearch.mining import parallel
     from pytest_codesearch.mining.output import GoldsetWriter
     from pytest_codesearch.mining.progress import Reporter
 
     _history(tmp_path / "p", 40)
-    config = FilterConfig(max_commits=30)  # worker 0 judges 36 ahead: 6 of them the walk never meets
     one = generate_goldset(tmp_path / "p", tmp_path / "one.jsonl", config, workers=1, lines=False)
     head = str(pygit2.Repository(str(tmp_path / "p")).head.target)
     with GoldsetWriter(tmp_path / "two.jsonl") as writer:
@@ -200,5 +210,6 @@ def test_worker_zero_judging_ahead_writes_what_one_process_writes(tmp_path: Path
         )  # fmt: skip
         writer.publish(load(one.output).metadata)
     cases = [(tmp_path / name).read_text().splitlines()[1:] for name in ("one.jsonl", "two.jsonl")]
-    assert cases[0] == cases[1] and len(cases[0]) == 30
-    assert (counts.walked, counts.kept, dict(counts.dropped)) == (one.walked, one.kept, one.dropped) == (30, 30, {})
+    assert cases[0] == cases[1] and len(cases[0]) == expected[1]
+    found = (counts.walked, counts.kept, dict(counts.dropped), counts.outside_window)
+    assert found == (one.walked, one.kept, one.dropped, one.outside_window) == expected

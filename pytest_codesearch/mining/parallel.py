@@ -35,7 +35,7 @@ from pytest_codesearch.mining.objects import fast_reads
 from pytest_codesearch.mining.output import GoldsetWriter
 from pytest_codesearch.mining.progress import INTERVAL_S, Reporter
 from pytest_codesearch.mining.shares import LEASE, Plan, Share, new_plan, planned_total, publish_plan
-from pytest_codesearch.mining.walk import MiningError, bounded_cache, newest_first, open_repository
+from pytest_codesearch.mining.walk import MiningError, bounded_cache, in_window, newest_first, open_repository
 
 _ID_SIZE = 20
 """Bytes of a raw commit id in the list of the walk's commits."""
@@ -221,13 +221,18 @@ def _judge_ahead(miner: Miner, head: pygit2.Commit, ids: Path, least: int) -> No
 
     Worker 1's walk reads the whole history before it lists the first commit (0.9 s on git's), so worker 0
     would wait idle; the outcomes it finds are kept by commit id (``Miner.judge_ahead``) and taken when the
-    list reaches them. At least ``least`` commits, at most ``AHEAD_MOST`` (and ``max_commits``).
+    list reaches them. At least ``least`` commits, at most ``AHEAD_MOST`` (and ``max_commits``), each inside
+    the since/until window (those outside are never examined).
     """
-    most = min(AHEAD_MOST, miner.config.max_commits or AHEAD_MOST)
-    for count, commit in enumerate(newest_first(miner.repo, head)):
+    config = miner.config
+    most, inside = min(AHEAD_MOST, config.max_commits or AHEAD_MOST), in_window(config.since, config.until)
+    count = 0
+    for commit in newest_first(miner.repo, head):
         if count >= least and (count >= most or ids.stat().st_size >= _ID_SIZE):
             return
-        miner.judge_ahead(commit)
+        if inside(commit.commit_time):
+            miner.judge_ahead(commit)
+            count += 1
 
 
 def _examine_range(

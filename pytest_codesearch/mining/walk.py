@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import heapq
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -159,11 +159,16 @@ def walk(
     A commit is in bounds when its committer time is within ``[since, until]`` (either end may be None),
     as ``git log --since/--until`` reads them.
     """
+    inside = in_window(since, until)
+    for commit in repo.walk(start.id, _SORT):
+        yield commit, inside(commit.commit_time)
+
+
+def in_window(since: datetime | None, until: datetime | None) -> Callable[[int], bool]:
+    """Return a test of whether a committer time (seconds) lies within ``[since, until]`` (either may be None)."""
     low = None if since is None else since.timestamp()
     high = None if until is None else until.timestamp()
-    for commit in repo.walk(start.id, _SORT):
-        time = commit.commit_time
-        yield commit, (low is None or time >= low) and (high is None or time <= high)
+    return lambda time: (low is None or time >= low) and (high is None or time <= high)
 
 
 def newest_first(repo: pygit2.Repository, start: pygit2.Commit) -> Iterator[pygit2.Commit]:
