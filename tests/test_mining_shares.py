@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pygit2
 import pytest
-from gitrepo import commit, init_repo
+from gitrepo import EPOCH, commit, init_repo
 
 from pytest_codesearch.goldset.formats import load
 from pytest_codesearch.mining.filters import FilterConfig
 from pytest_codesearch.mining.generate import generate_goldset
+from pytest_codesearch.mining.miner import Miner
 from pytest_codesearch.mining.shares import Share, new_plan, publish_plan, split_points
+from pytest_codesearch.mining.walk import walk
 
 
 @pytest.mark.parametrize(
@@ -151,3 +154,62 @@ def test_worker_zero_reads_the_list_of_commits_while_it_is_written(tmp_path: Pat
     assert first == ids[0]  # whole ids only
     assert first + rest == b"".join(ids)
     assert b"".join(_id_chunks(path, 5, None)) == ids[5] + ids[6]  # a complete list, from position 5
+
+
+def _varied_history(path: Path) -> list[pygit2.Commit]:
+    """Write commits that count something each (an excluded file, renames past the limit, a dropped message,
+    a whitespace-only edit); return them newest first."""
+    repo = init_repo(path)
+    body = "".join(f"def f{n}():\n    return {n}\n" for n in range(20))
+    commit(repo, {"src/a.py": body, "src/b.py": body + "# b\n", "docs/x.md": "x\n"}, "Start")
+    commit(repo, {"src/a.py": body + "# a\n", "docs/x.md": "y\n"}, "Document and change the module a")
+    moves = {"src/a.py": None, "src/b.py": None, "pkg/a.py": body + "# a2\n", "pkg/b.py": body + "# b2\n"}
+    commit(repo, {**moves, "src/c.py": "C = 1\n"}, "Move the modules into their package")
+    commit(repo, {"pkg/b.py": body + "# b3\n"}, "Fix a typo in the module b")
+    commit(repo, {"pkg/a.py": body.replace("    return", "        return") + "# a2\n"}, "Indent the module a more")
+    commit(repo, {"src/c.py": "C = 2\n"}, "Set the constant of the module c")
+    return [found for found, _ in walk(repo, repo.head.peel(pygit2.Commit), None, None)]
+
+
+def test_commits_judged_ahead_count_once_when_the_walk_meets_them(tmp_path: Path) -> None:
+    commits = _varied_history(tmp_path / "p")
+    repo, config = pygit2.Repository(str(tmp_path / "p")), FilterConfig(rename_limit=1)
+    in_turn = Miner(repo, config, None, None, "p", lines=False)
+    expected = [in_turn.examine(found) for found in commits[:-1]]
+    ahead = Miner(repo, config, None, None, "p", lines=False)
+    for found in commits[1::2]:  # the root (last) is judged ahead but never met: it counts nothing
+        ahead.judge_ahead(found)
+    assert [ahead.examine(found) for found in commits[:-1]] == expected
+    assert ahead.counts == in_turn.counts and list(ahead.ahead) == [commits[-1].id.raw]
+    assert (in_turn.counts.walked, in_turn.counts.kept, in_turn.counts.rename_limit_hits) == (5, 3, 1)
+    assert dict(in_turn.counts.dropped) == {"message: typo": 1, "whitespace-only": 1}
+    assert dict(in_turn.counts.excluded_files) == {"excluded pattern": 1}
+
+
+@pytest.mark.parametrize(
+    ("config", "expected"),
+    [
+        (FilterConfig(max_commits=30), (30, 30, {}, 0)),  # 36 judged ahead: the walk never meets 6 of them
+        (FilterConfig(until=datetime.fromtimestamp(EPOCH + 60 * 31, timezone.utc)), (32, 31, {"root commit": 1}, 10)),
+    ],
+    ids=["max_commits", "until"],
+)
+def test_worker_zero_judging_ahead_writes_what_one_process_writes(
+    tmp_path: Path, config: FilterConfig, expected: tuple[int, int, dict[str, int], int]
+) -> None:
+    from pytest_codesearch.mining import parallel
+    from pytest_codesearch.mining.output import GoldsetWriter
+    from pytest_codesearch.mining.progress import Reporter
+
+    _history(tmp_path / "p", 40)
+    one = generate_goldset(tmp_path / "p", tmp_path / "one.jsonl", config, workers=1, lines=False)
+    head = str(pygit2.Repository(str(tmp_path / "p")).head.target)
+    with GoldsetWriter(tmp_path / "two.jsonl") as writer:
+        counts = parallel.mine_in_processes(
+            tmp_path / "p", head, config, "p", "p", 2, writer, Reporter(None), 2, lines=False, ahead=36
+        )  # fmt: skip
+        writer.publish(load(one.output).metadata)
+    cases = [(tmp_path / name).read_text().splitlines()[1:] for name in ("one.jsonl", "two.jsonl")]
+    assert cases[0] == cases[1] and len(cases[0]) == expected[1]
+    found = (counts.walked, counts.kept, dict(counts.dropped), counts.outside_window)
+    assert found == (one.walked, one.kept, one.dropped, one.outside_window) == expected

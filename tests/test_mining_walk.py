@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from gitrepo import GITLINK, SYMLINK, Entry, commit, init_repo, raw_tree
+from gitrepo import EPOCH, GITLINK, SYMLINK, Entry, commit, init_repo, raw_tree, signature
 
 from pytest_codesearch.mining.filters import FilterConfig
 from pytest_codesearch.mining.generate import generate_goldset
@@ -19,9 +19,11 @@ from pytest_codesearch.mining.walk import (
     TreeDiffer,
     decode_path,
     find_renames,
+    newest_first,
     open_repository,
     resolve_commit,
     shallow_boundary,
+    walk,
 )
 
 
@@ -207,3 +209,29 @@ def test_unreadable_history_is_a_mining_error(tmp_path: Path) -> None:
     Path(repo.path, "objects", first[:2], first[2:]).unlink()
     with pytest.raises(MiningError, match=r"cannot read the history: .* \(is the repository complete\? try git fsck\)"):
         generate_goldset(tmp_path / "r", tmp_path / "out.jsonl", FilterConfig(), workers=1)
+
+
+def _branchy_history(path: Path) -> pygit2.Repository:
+    """Write a history with two merged branches whose commits interleave in time (each time distinct)."""
+    repo = init_repo(path)
+    root = commit(repo, {"a.py": "A = 0\n"}, "Start", author=signature(time=EPOCH))
+    tips = {"main": root, "side": root}
+    for n in range(1, 9):
+        name = "side" if n % 3 == 0 else "main"
+        tips[name] = commit(
+            repo, {f"{name}.py": f"N = {n}\n"}, f"Change {n}", author=signature(time=EPOCH + 60 * n),
+            branch=name, parents=[tips[name]],
+        )  # fmt: skip
+    merge = [tips["main"], tips["side"]]
+    commit(repo, {}, "Merge side", author=signature(time=EPOCH + 600), branch="main", parents=merge)
+    return repo
+
+
+def test_newest_first_yields_what_the_time_sorted_walk_yields(tmp_path: Path) -> None:
+    repo = _branchy_history(tmp_path / "r")
+    head = repo.head.peel(pygit2.Commit)
+    walked = [str(found.id) for found, _ in walk(repo, head, None, None)]
+    lazily = [str(found.id) for found in newest_first(repo, head)]
+    assert lazily == walked and len(walked) == 10
+    first_three = newest_first(repo, head)
+    assert [next(first_three).message for _ in range(3)] == ["Merge side", "Change 8", "Change 7"]

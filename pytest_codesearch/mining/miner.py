@@ -160,6 +160,8 @@ class Miner:
         self.is_bot = bot_matcher(config.bot_authors)
         self.shallow = shallow_boundary(repo)
         self.counts = Counts()
+        self.ahead: dict[bytes, tuple[Candidate | str, Counts]] = {}
+        """Outcomes judged before the walk reached their commits (``judge_ahead``), by raw commit id."""
         self._authors: dict[tuple[bytes, bytes], tuple[str, str, bool]] = {}
         objects = ObjectReader(repo)
         self.files = FileSorter(repo, config, TreeDiffer(repo, objects), self.counts.excluded_files, objects)
@@ -183,7 +185,15 @@ class Miner:
             raise MiningError(f"cannot read the history: {exc} (is the repository complete? try git fsck)") from None
 
     def examine(self, commit: pygit2.Commit) -> Candidate | str:
-        """Return the candidate case ``commit`` makes, or the reason it makes none; counts either way."""
+        """Return the candidate case ``commit`` makes, or the reason it makes none; counts either way.
+
+        A commit judged ahead (``judge_ahead``) is not judged again: its outcome and counts are taken.
+        """
+        if self.ahead:
+            found = self.ahead.pop(commit.id.raw, None)
+            if found is not None:
+                self.counts.merge(found[1])
+                return found[0]
         self.counts.walked += 1
         outcome = self._judge(commit)
         if isinstance(outcome, str):
@@ -191,6 +201,22 @@ class Miner:
         else:
             self.counts.kept += 1
         return outcome
+
+    def judge_ahead(self, commit: pygit2.Commit) -> None:
+        """Judge ``commit`` before the walk reaches it, keeping its outcome and its counts apart (``ahead``).
+
+        ``examine`` takes them when the walk meets the commit; a commit it never meets (outside the
+        window, or another process's) counts nothing. The outcome is the same whenever it is judged:
+        what the miner keeps between commits are caches.
+        """
+        counts, self.counts = self.counts, Counts()
+        self.files.excluded = self.counts.excluded_files
+        try:
+            outcome = self.examine(commit)
+        finally:
+            apart, self.counts = self.counts, counts
+            self.files.excluded = counts.excluded_files
+        self.ahead[commit.id.raw] = (outcome, apart)
 
     def examine_new(self, commit: pygit2.Commit, seen: set[int]) -> Candidate | None:
         """Return the case ``commit`` makes unless it makes none or repeats one in ``seen`` (then counted
@@ -224,12 +250,14 @@ class Miner:
         rule = self.rules.first_match(subject, message)
         if rule is not None:
             return f"message: {rule}"
+        limited = self.files.rename_limit_hits  # counted by commit, so that a commit judged ahead counts apart
         try:
             parent_tree = self.repo[parents[0]].peel(pygit2.Commit).tree_id.raw
             files = self.files.sort(parent_tree, commit.tree_id.raw)
         except (KeyError, ValueError, pygit2.GitError):
             return "missing objects"
-        self.counts.rename_limit_hits = self.files.rename_limit_hits
+        finally:
+            self.counts.rename_limit_hits += self.files.rename_limit_hits - limited
         if isinstance(files, str):
             return files
         mined = self._mined(commit, str(parents[0]), message, subject, (name, email), files)

@@ -3,11 +3,12 @@
 Every worker opens its own repository (PITFALLS 24) and examines contiguous ranges of the walk
 (``shares.py`` says how they are chosen and rebalanced). Worker 1 walks the whole history once, listing
 the ids of its commits to a file as it goes; every range is read by id from that list, worker 0 reading
-its own while the list grows (issue 23: the history is walked once, not by two processes; libgit2's
-time-sorted walk reads the whole history before its first commit, so worker 0 waited no longer than its
-own walk took). Workers write the cases of each range, tagged with their position in the walk, to a
-scratch file of its own beside the output; this process merges them back in walk order and drops
-duplicates there, so the result does not depend on the number of workers or on how the ranges fell.
+its own while the list grows (issue 23: the history is walked once, not by two processes). libgit2's
+time-sorted walk reads the whole history before its first commit, so until the list holds one, worker 0
+judges commits of a lazy walk of its own ahead of their turn (``_judge_ahead``) instead of waiting.
+Workers write the cases of each range, tagged with their position in the walk, to a scratch file of its
+own beside the output; this process merges them back in walk order and drops duplicates there, so the
+result does not depend on the number of workers or on how the ranges fell.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from pytest_codesearch.mining.objects import fast_reads
 from pytest_codesearch.mining.output import GoldsetWriter
 from pytest_codesearch.mining.progress import INTERVAL_S, Reporter
 from pytest_codesearch.mining.shares import LEASE, Plan, Share, new_plan, planned_total, publish_plan
-from pytest_codesearch.mining.walk import MiningError, bounded_cache, open_repository
+from pytest_codesearch.mining.walk import MiningError, bounded_cache, in_window, newest_first, open_repository
 
 _ID_SIZE = 20
 """Bytes of a raw commit id in the list of the walk's commits."""
@@ -42,6 +43,8 @@ _IDS_READ = 4096
 """Commit ids read from that list at a time."""
 _LIST_WAIT_S = 0.002
 """How long worker 0 waits before reading the list again when it has read all that was written."""
+AHEAD_MOST = 8192
+"""Most commits worker 0 judges ahead while the list is still empty (``_judge_ahead``)."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,8 @@ class _Job:
     lines: bool
     ids: Path
     """The list of the walk's commit ids, written by worker 1 before the plan."""
+    ahead: int = 0
+    """Commits worker 0 judges ahead even once the list holds some (tests: the split does not depend on timing)."""
 
 
 def mine_in_processes(
@@ -74,19 +79,21 @@ def mine_in_processes(
     chunk: int = LEASE,
     lead: int | None = None,
     lines: bool = True,
+    ahead: int = 0,
 ) -> Counts:
     """Mine with ``workers`` processes, adding the cases to ``writer`` in walk order; return the counts.
 
     Each worker examines contiguous ranges of the walk; ``chunk`` is the lease each claims at a time (what
     another may not take from it), and ``lead`` (tests) makes worker 0 wait for the plan at that position. With
-    ``lines``, workers record each case's changed lines, functions and modules.
+    ``lines``, workers record each case's changed lines, functions and modules. ``ahead`` (tests) is how many
+    commits worker 0 judges ahead at least (``_judge_ahead``).
     """
     context = _context()
     scratch = Path(tempfile.mkdtemp(dir=writer.output.parent, prefix=f".{writer.output.name}.workers-"))
     ids = scratch / "walk.ids"
     ids.touch()  # worker 0 reads it while worker 1 writes it
     jobs = [
-        _Job(repo_path, head, config, case_repo, name, index, workers, scratch, chunk, lead, lines, ids)
+        _Job(repo_path, head, config, case_repo, name, index, workers, scratch, chunk, lead, lines, ids, ahead)
         for index in range(workers)
     ]
     plan = new_plan(context, workers)
@@ -194,6 +201,8 @@ def _examine_share(job: _Job, plan: Plan, progress: Any) -> Counts:
     if job.index == 1:  # count what there is to examine while worker 0 starts, then plan the ranges
         publish_plan(plan, _list_commits(miner, head, job.ids), job.workers)
         outside = miner.counts.outside_window  # this walk went to the end, as one process's would
+    elif job.index == 0:
+        _judge_ahead(miner, head, job.ids, job.ahead)
     share = Share(plan, job.index, job.lease, job.lead)
     commits = _listed_commits(repo, job.ids, share.start, plan if job.index == 0 else None)
     ranges = 0
@@ -205,6 +214,25 @@ def _examine_share(job: _Job, plan: Plan, progress: Any) -> Counts:
         commits = _listed_commits(repo, job.ids, share.start)
     miner.counts.outside_window = outside  # counted once, by the walk that went to the end
     return miner.counts
+
+
+def _judge_ahead(miner: Miner, head: pygit2.Commit, ids: Path, least: int) -> None:
+    """Judge commits newest first (``walk.newest_first``) while the list of the walk's commits is still empty.
+
+    Worker 1's walk reads the whole history before it lists the first commit (0.9 s on git's), so worker 0
+    would wait idle; the outcomes it finds are kept by commit id (``Miner.judge_ahead``) and taken when the
+    list reaches them. At least ``least`` commits, at most ``AHEAD_MOST`` (and ``max_commits``), each inside
+    the since/until window (those outside are never examined).
+    """
+    config = miner.config
+    most, inside = min(AHEAD_MOST, config.max_commits or AHEAD_MOST), in_window(config.since, config.until)
+    count = 0
+    for commit in newest_first(miner.repo, head):
+        if count >= least and (count >= most or ids.stat().st_size >= _ID_SIZE):
+            return
+        if inside(commit.commit_time):
+            miner.judge_ahead(commit)
+            count += 1
 
 
 def _examine_range(

@@ -6,8 +6,9 @@ only by commits that both add and delete files.
 
 from __future__ import annotations
 
+import heapq
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -158,11 +159,40 @@ def walk(
     A commit is in bounds when its committer time is within ``[since, until]`` (either end may be None),
     as ``git log --since/--until`` reads them.
     """
+    inside = in_window(since, until)
+    for commit in repo.walk(start.id, _SORT):
+        yield commit, inside(commit.commit_time)
+
+
+def in_window(since: datetime | None, until: datetime | None) -> Callable[[int], bool]:
+    """Return a test of whether a committer time (seconds) lies within ``[since, until]`` (either may be None)."""
     low = None if since is None else since.timestamp()
     high = None if until is None else until.timestamp()
-    for commit in repo.walk(start.id, _SORT):
-        time = commit.commit_time
-        yield commit, (low is None or time >= low) and (high is None or time <= high)
+    return lambda time: (low is None or time >= low) and (high is None or time <= high)
+
+
+def newest_first(repo: pygit2.Repository, start: pygit2.Commit) -> Iterator[pygit2.Commit]:
+    """Yield the commits reachable from ``start``, newest commit time first, reading only as far as asked.
+
+    libgit2's time-sorted walk (``walk``) reads every commit of the history before it yields the first;
+    this one reads a commit's parents when it yields the commit. Commits of equal time, and a parent
+    newer than its child, may come in another order than ``walk``'s. Parents that cannot be read (a
+    shallow clone's boundary) are left out.
+    """
+    queue: list[tuple[int, int, pygit2.Commit]] = [(-start.commit_time, 0, start)]
+    queued = {start.id}
+    while queue:
+        commit = heapq.heappop(queue)[2]
+        yield commit
+        for parent_id in commit.parent_ids:
+            if parent_id in queued:
+                continue
+            queued.add(parent_id)
+            try:
+                parent = repo[parent_id].peel(pygit2.Commit)
+            except (KeyError, ValueError, pygit2.GitError):
+                continue
+            heapq.heappush(queue, (-parent.commit_time, len(queued), parent))
 
 
 def decode_path(raw: bytes) -> str | None:
