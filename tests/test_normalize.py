@@ -93,3 +93,8 @@ def test_sources_point_each_kept_path_at_its_first_raw_position(tmp_path: Path) 
     answer = normalize_paths(raw, tmp_path, frozenset({"src/a.py", "src/b.py"}), frozenset({"src"}))
     assert answer.paths == ["src/a.py", "src/b.py"]
     assert answer.sources == [1, 3]
+
+
+def test_a_snapshot_path_that_reads_as_a_drive_path_is_still_dropped() -> None:
+    answer = normalize_paths(["C:/x.py", "src/app.py"], ROOT, FILES | {"C:/x.py"}, DIRECTORIES)
+    assert (answer.paths, answer.dropped) == (["src/app.py"], ["C:/x.py"])

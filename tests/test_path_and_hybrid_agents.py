@@ -103,6 +103,17 @@ def test_hybrid_agent_fuses_its_members_and_passes_calls_on() -> None:
     assert HybridAgent([("x", first), ("y", _Fixed([], True))]).needs_directory is True
 
 
+def test_a_hybrid_of_callables_never_told_the_directory_needs_none() -> None:
+    def asks(query: str) -> list[str]:
+        return []
+
+    def reads(query: str, repo_path: str) -> list[str]:
+        return []
+
+    assert HybridAgent([("a", asks), ("b", asks)]).needs_directory is False
+    assert HybridAgent([("a", asks), ("b", reads)]).needs_directory is True
+
+
 def test_hybrid_of_names_builds_built_in_members(tree: Path) -> None:
     hybrid = HybridAgent.of_names("bm25+path")
     assert [name for name, _ in hybrid.members] == ["bm25", "path"]

@@ -298,6 +298,22 @@ def test_a_callable_takes_the_snapshot_path_when_its_second_parameter_says_so(ag
     assert takes_repo_path(agent) is takes
 
 
+class _ReadsAView:
+    needs_directory = False
+
+    def __call__(self, query: str, repo_path: str) -> list[str]:
+        return []
+
+
+@pytest.mark.parametrize(
+    ("agent", "needs"),
+    [(_query_only, False), (_top_k, False), (_with_path, True), (_async_with_path, True), (_Callable(), True),
+     (_ReadsAView(), False)],
+)
+def test_only_an_agent_told_the_directory_needs_one_unless_it_says_otherwise(agent: Any, needs: bool) -> None:
+    assert adapt_agent("a", agent).needs_directory is needs
+
+
 def test_a_callable_taking_the_path_is_called_with_the_directory_it_was_last_given() -> None:
     handle = adapt_agent("paths", _async_with_path)
     handle.initialize("/snapshots/aaa")

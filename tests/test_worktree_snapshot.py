@@ -74,6 +74,32 @@ def test_no_agent_sees_the_harness_files_and_one_warning_says_why(pytester: pyte
         assert {r["snapshot"] for r in records} == {str(pytester.path)}
 
 
+QUERY_ONLY_AGENTS = """
+import pytest_codesearch as pcs
+
+@pcs.agent(name="asks")
+def asks():
+    return lambda query: ["src/password.py"]
+
+@pcs.agent(name="reads")
+def reads():
+    return lambda query, repo_path: ["src/password.py"]
+"""
+
+
+@pytest.mark.parametrize(("agent", "copied"), [("asks", False), ("reads", True)])
+def test_no_copy_of_the_worktree_is_made_for_an_agent_never_told_its_directory(
+    pytester: pytest.Pytester, agent: str, copied: bool
+) -> None:
+    _project(pytester.path)
+    pytester.makeconftest(QUERY_ONLY_AGENTS)
+    result = pytester.runpytest(f"--codesearch-agent={agent}", "--codesearch-runs=1", "cases.jsonl")
+    result.assert_outcomes(passed=1, warnings=1)
+    [record] = read_results(pytester.path)["cases"]
+    assert (record["retrieved"], record["metrics"]["recall"]) == (["src/password.py"], 1.0)
+    assert (pytester.path / ".codesearch" / "snapshots" / "worktrees").is_dir() is copied
+
+
 def test_a_worktree_listing_hides_excluded_paths_and_git(tmp_path: Path) -> None:
     write_files(tmp_path, {"a.py": "a", "cache/x.py": "x", ".git/HEAD": "ref", "gold.jsonl": "{}", "sub/b.py": "b"})
     listing = list_worktree(tmp_path, {str(tmp_path / "cache"), str(tmp_path / "gold.jsonl")})

@@ -19,6 +19,11 @@ class AgentHandle:
     ``agent(query, repo_path)`` with the directory its last ``initialize`` was given.
     """
 
+    needs_directory: bool
+    """Whether the agent may read its snapshot from the directory it is given: what the agent's own
+    ``needs_directory`` says, else True, except for a plain callable never told the directory
+    (``agent(query)``), which has no way to read it (no snapshot directory is written or checked for it)."""
+
     def __init__(self, name: str, obj: Any) -> None:
         self.name = name
         self.obj = obj
@@ -36,6 +41,8 @@ class AgentHandle:
             self._initialize = None
             self._retrieve = obj
             self._reset = None
+        told = self._initialize is not None  # a plain agent(query) is never given the directory
+        self.needs_directory = bool(getattr(obj, "needs_directory", told))
 
     def initialize(self, repo_path: str) -> None:
         """Let the agent prepare to search ``repo_path`` (a plain callable is only told the path, if it takes it)."""

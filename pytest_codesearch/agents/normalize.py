@@ -99,6 +99,8 @@ def _entity_path(entry: str, roots: tuple[str, ...], files: AbstractSet[str]) ->
 
 def _locate(entry: str, roots: tuple[str, ...], files: AbstractSet[str], directories: AbstractSet[str]) -> str | None:
     """Return the snapshot path ``entry`` names, or None."""
+    if entry in files and not _is_absolute(entry):  # the usual answer: a snapshot path already (files are
+        return entry  # normalised relative paths, which ``_relative`` gives back as they are)
     for candidate in _spellings(entry):
         path = _relative(candidate, roots)
         if path is not None and (path in files or path in directories):

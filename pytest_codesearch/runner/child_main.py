@@ -54,7 +54,7 @@ def serve(conn: Any, recipe: AgentRecipe, sys_path: list[str], cwd: str, token: 
         return
     obj = handle.obj
     sanity = callable(getattr(obj, "observe_case", None)) and type(obj).__module__.startswith("pytest_codesearch.")
-    conn.send(("ok", (bool(getattr(obj, "needs_directory", True)), sanity)))
+    conn.send(("ok", (handle.needs_directory, sanity)))
     while True:
         try:
             message = conn.recv()

@@ -27,7 +27,7 @@ class InProcessRunner:
     def __init__(self, name: str, handle: AgentHandle) -> None:
         self.name = name
         self.handle = handle
-        self.needs_directory = bool(getattr(handle.obj, "needs_directory", True))
+        self.needs_directory = handle.needs_directory
         self._indexed: tuple[str, float] | None = None
         self._index_timeouts: dict[str, str] = {}
 

@@ -85,8 +85,8 @@ class HybridAgent:
 
     @property
     def needs_directory(self) -> bool:
-        """Return whether any member needs the snapshot written to disk (an agent that does not say, does)."""
-        return any(getattr(member.obj, "needs_directory", True) for _, member in self.members)
+        """Return whether any member needs the snapshot written to disk (``AgentHandle.needs_directory``)."""
+        return any(member.needs_directory for _, member in self.members)
 
     @classmethod
     def of_names(cls, agents: str = "bm25+path", k: float = 60.0, top_n: int = 100, method: str = "rrf") -> HybridAgent:
