@@ -111,8 +111,9 @@ def test_the_counted_definitions_stay_under_their_bound_in_characters(monkeypatc
 
 def test_a_python_files_versions_along_a_history_give_the_documents_of_each_version_made_afresh(tmp_path: Path) -> None:
     """bm25 outlines a file from its last version outlined (``pyoutlines.py``): the same documents as parsed whole."""
-    from pytest_codesearch.agents.index import functions, pyoutlines
     from gitrepo import commit, init_repo
+    from pytest_codesearch.agents.index import functions, pyoutlines
+    from pytest_codesearch.outline import outline
 
     repo = init_repo(tmp_path / "repo")
     methods = [f"    def m{n}(self, x):\n        return x + {n}\n\n" for n in range(6)]
@@ -130,6 +131,8 @@ def test_a_python_files_versions_along_a_history_give_the_documents_of_each_vers
     before = pyoutlines.derived[0]
     along = [functions.entity_shapes("pkg/big.py", data, 2) for data in blobs]
     assert pyoutlines.derived[0] - before == 4  # the second to the fifth version derived; the sixth's base did not parse
+    last = pyoutlines._KEPT["pkg/big.py"][1].definitions
+    assert outline("pkg/big.py", blobs[-1]).definitions is last  # scoring's outline of the file is not parsed again
     afresh = []
     for data in blobs:
         pyoutlines.forget_outlines()

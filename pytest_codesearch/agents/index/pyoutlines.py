@@ -20,8 +20,8 @@ from collections import OrderedDict
 
 from pytest_codesearch.mining.outline import Outline, derive_outline, parse_outline, sliceable
 from pytest_codesearch.mining.spans import diff_hunks
-from pytest_codesearch.outline import language_of, outline
-from pytest_codesearch.outline.model import Definition
+from pytest_codesearch.outline import keep_outline, language_of, outline
+from pytest_codesearch.outline.model import Definition, FileOutline
 
 KEPT_BYTES = 1 << 26
 """Bytes of last versions kept to derive the next version's outline from (64 MB)."""
@@ -50,6 +50,7 @@ def file_definitions(path: str, data: bytes) -> tuple[Definition, ...]:
     if found is None:  # does not parse: what ``outline`` recovers (tree-sitter's reading)
         return outline(path, data).definitions
     _keep(path, data, found)
+    keep_outline(path, data, FileOutline("python", found.definitions))  # scoring outlines the same files
     return found.definitions
 
 
