@@ -107,3 +107,37 @@ def test_the_counted_definitions_stay_under_their_bound_in_characters(monkeypatc
         functions.document_counts(f"f{n}", f"def f{n}(): return {n:08d}", 2)  # 25 characters each
     assert list(functions._COUNTED) == [("f4", "def f4(): return 00000004", 2)] and functions._counted_chars == 25
     functions.forget_counts()
+
+
+def test_a_python_files_versions_along_a_history_give_the_documents_of_each_version_made_afresh(tmp_path: Path) -> None:
+    """bm25 outlines a file from its last version outlined (``pyoutlines.py``): the same documents as parsed whole."""
+    from gitrepo import commit, init_repo
+    from pytest_codesearch.agents.index import functions, pyoutlines
+    from pytest_codesearch.outline import outline
+
+    repo = init_repo(tmp_path / "repo")
+    methods = [f"    def m{n}(self, x):\n        return x + {n}\n\n" for n in range(6)]
+    versions = [
+        "import os\n\n\nclass Big:\n    size = 1\n\n" + "".join(methods) + "\ndef tail():\n    pass\n",
+        "import os\n\n\nclass Big:\n    size = 1\n\n" + "".join(methods[:3]) + "    @property\n    def p(self):\n"
+        "        return (1,\n   2)\n\n" + "".join(methods[3:]) + "\ndef tail():\n    pass\n",
+        "import os\n\n\nclass Big:\n    size = 2\n\n" + "".join(methods[1:]) + "\ndef tail():\n    return 1\n",
+        "import os\nif os.name:\n    def extra(): pass\n\nclass Big:\n    size = 2\n\n" + "".join(methods[1:5]),
+        "class Big(\n",  # does not parse: no documents, and the next version is parsed whole
+        "class Big:\n    def only(self):\n        return os.sep\n",
+    ]
+    blobs = [repo[commit(repo, {"pkg/big.py": text})].tree["pkg/big.py"].data for text in versions]
+    pyoutlines.forget_outlines()
+    before = pyoutlines.derived[0]
+    along = [functions.entity_shapes("pkg/big.py", data, 2) for data in blobs]
+    assert pyoutlines.derived[0] - before == 4  # the second to the fifth version derived; the sixth's base did not parse
+    last = pyoutlines._KEPT["pkg/big.py"][1].definitions
+    assert outline("pkg/big.py", blobs[-1]).definitions is last  # scoring's outline of the file is not parsed again
+    afresh = []
+    for data in blobs:
+        pyoutlines.forget_outlines()
+        afresh.append(functions.entity_shapes("pkg/big.py", data, 2))
+    assert along == afresh and along[4] == []
+    assert [name for name, *_ in along[1]] == ["Big", *[f"Big.m{n}" for n in range(3)], "Big.p",
+                                                *[f"Big.m{n}" for n in range(3, 6)], "tail"]  # fmt: skip
+    pyoutlines.forget_outlines()

@@ -160,7 +160,7 @@ def test_built_in_agents_read_the_snapshot_not_the_disk(tmp_path: Path) -> None:
 
 
 def _read_in_child(snapshot: Snapshot, results: Any) -> None:
-    data = snapshot.read("src/a.py")
+    data = snapshot.read("src/b.py")  # one the parent did not read (it keeps the blobs it read last)
     results.put((data, sorted({pid for pid, _ in reader._REPOSITORIES}) == [os.getpid()]))
 
 
@@ -174,7 +174,7 @@ def test_a_forked_process_reads_through_its_own_repository(tmp_path: Path) -> No
     child.start()
     child.join(60)
     assert child.exitcode == 0
-    assert results.get(timeout=5) == (SOURCES["src/a.py"].encode(), True)
+    assert results.get(timeout=5) == (SOURCES["src/b.py"].encode(), True)
 
 
 def test_a_directory_reader_reads_only_listed_files(tmp_path: Path) -> None:
@@ -184,3 +184,21 @@ def test_a_directory_reader_reads_only_listed_files(tmp_path: Path) -> None:
     assert (files.read("a.py"), files.read("secret.jsonl"), files.read("gone.py")) == (b"a", None, None)
     assert [(f.path, f.blob) for f in files.files()] == [("a.py", git_blob_id(b"a"))]
     assert files.paths() == ("a.py", "gone.py")
+
+
+def test_the_blobs_read_last_are_kept_within_their_bound(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """bm25 reads a case's best files twice (tokens, then outlines): the second read comes from memory."""
+    repo = init_repo(tmp_path / "repo")
+    files = {"a.py": b"a" * 100, "b.py": b"b" * 100, "big.py": b"c" * 300, "c.py": b"d" * 100}
+    tree = repo[commit(repo, files)].tree  # type: ignore[attr-defined]
+    ids = {path: str(tree[path].id) for path in files}
+    git_dir = str(tmp_path / "repo" / ".git")
+    monkeypatch.setattr(reader, "RECENT_LARGEST", 200)
+    monkeypatch.setattr(reader, "_RECENT", type(reader._RECENT)())
+    monkeypatch.setattr(reader, "_recent_bytes", [0])
+    monkeypatch.setattr(reader, "RECENT_BYTES", 250)
+    for path in ["a.py", "b.py", "big.py", "a.py", "c.py"]:
+        assert reader.read_blob(git_dir, ids[path]) == files[path]
+    assert [blob for _, blob in reader._RECENT] == [ids["a.py"], ids["c.py"]]  # b.py dropped first, big.py never kept
+    assert reader._recent_bytes == [200]
+    assert reader.read_blob(git_dir, "0" * 40) is None and reader.read_blob(git_dir, ids["a.py"]) == files["a.py"]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -176,13 +177,35 @@ def _hash_file(path: str, full: str) -> SnapshotFile:
     return SnapshotFile(path, digest.hexdigest(), size, False)
 
 
+RECENT_BYTES = 1 << 24
+"""Bytes of the blobs read last that a process keeps (16 MB): bm25 reads a case's best files again to
+outline them, mostly soon after it read them to count their tokens."""
+RECENT_LARGEST = 1 << 20
+"""The largest blob kept (1 MB)."""
+_RECENT: OrderedDict[tuple[str, str], bytes] = OrderedDict()
+_recent_bytes = [0]
+
+
 def read_blob(git_dir: str, blob_id: str) -> bytes | None:
     """Return the content of the blob ``blob_id`` in the repository at ``git_dir``, or None."""
+    key = (git_dir, blob_id)
+    data = _RECENT.get(key)
+    if data is not None:
+        _RECENT.move_to_end(key)
+        return data
     try:
         found = open_repository(git_dir).get(blob_id)
     except (pygit2.GitError, ValueError):
         return None
-    return found.data if isinstance(found, pygit2.Blob) else None
+    if not isinstance(found, pygit2.Blob):
+        return None
+    data = found.data
+    if len(data) <= RECENT_LARGEST:
+        _RECENT[key] = data
+        _recent_bytes[0] += len(data)
+        while _recent_bytes[0] > RECENT_BYTES:
+            _recent_bytes[0] -= len(_RECENT.popitem(last=False)[1])
+    return data
 
 
 _REPOSITORIES: dict[tuple[int, str], pygit2.Repository] = {}

@@ -41,10 +41,13 @@ _MEMORY: OrderedDict[Key, list[Shape]] = OrderedDict()
 
 @lru_cache(maxsize=1)
 def entity_digest() -> str:
-    """Return a hash of the code that makes shapes: the outline package, the tokenizer and the functions module."""
-    from pytest_codesearch.agents.index import functions
+    """Return a hash of the code that makes shapes: the outline package, the tokenizer, the functions module
+    and the outlines derived from a file's last version (``pyoutlines.py``, ``mining/outline.py``)."""
+    from pytest_codesearch.agents.index import functions, pyoutlines
+    from pytest_codesearch.mining import outline as derived
 
-    digest = hashlib.sha1(source_digest(tokenize, functions, sys.modules[__name__]).encode(), usedforsecurity=False)
+    modules = (tokenize, functions, pyoutlines, derived, sys.modules[__name__])
+    digest = hashlib.sha1(source_digest(*modules).encode(), usedforsecurity=False)
     digest.update(b"marshal %d python %d.%d" % (marshal.version, *sys.version_info[:2]))  # its file format
     for source in sorted(Path(outline_package.__file__ or "").parent.glob("*.py")):
         digest.update(source.read_bytes())

@@ -96,10 +96,10 @@ def entity_shapes(path: str, data: bytes, name_weight: int) -> list[Shape]:
     Only the extension of ``path`` matters (it picks the outline's language): the same content gives
     the same shapes under any name with that extension.
     """
-    from pytest_codesearch.outline import outline
+    from pytest_codesearch.agents.index.pyoutlines import file_definitions
     from pytest_codesearch.outline.modules import module_names
 
-    outlined = outline(path, data).definitions
+    outlined = file_definitions(path, data)
     modules = module_names(outlined)
     definitions = [d for d in outlined if not d.in_function and (d.is_function or d.top_level)]
     if not definitions:

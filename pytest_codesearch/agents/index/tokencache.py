@@ -32,8 +32,9 @@ snapshot): a second run, or another xdist worker, tokenises nothing again.
 from __future__ import annotations
 
 import itertools
+import operator
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -222,12 +223,15 @@ class TokenCache:
         while self._text_chars > self.max_text_chars and len(self._texts) > 1:
             self._text_chars -= len(self._texts.popitem(last=False)[1][1])
 
-    def _names(self, ids: IdArray) -> list[str]:
+    def _names(self, ids: IdArray) -> Sequence[str]:
         """Return the terms of ``ids`` (term ids number terms in the vocabulary's insertion order)."""
         names = self._terms
         if len(names) < len(self.vocabulary):
             names.extend(newest_terms(self.vocabulary, len(self.vocabulary) - len(names)))
-        return [names[i] for i in ids.tolist()]
+        if len(ids) < 2:  # itemgetter of one index gives the item, not a tuple
+            return [names[i] for i in ids.tolist()]
+        pick: Callable[[list[str]], tuple[str, ...]] = operator.itemgetter(*ids.tolist())
+        return pick(names)  # one C call, not a Python loop over thousands of terms a blob
 
     def _arrays(self, tokens: Iterable[str], values: IdArray) -> BlobTokens:
         """Return the tokens as term ids, ascending, with their counts ``values``."""
