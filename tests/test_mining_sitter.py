@@ -12,7 +12,7 @@ from language_samples import SAMPLES, Sample
 from pytest_codesearch.goldset.entities import Entities, entities_in_spans
 from pytest_codesearch.mining.hunkcompose import composed
 from pytest_codesearch.mining.regions import Text, _child_after, _grow, region_definitions, top_level
-from pytest_codesearch.mining.sitter import TreeOutlines, edited, line_offsets
+from pytest_codesearch.mining.sitter import TREE_BUDGET, TreeOutlines, edited, line_offsets
 from pytest_codesearch.mining.spans import diff_hunks, old_side
 from pytest_codesearch.outline import grammar, language_of, outline
 from pytest_codesearch.outline.model import Definition
@@ -43,8 +43,12 @@ BY_LANGUAGE = {s.language: s for s in TREE_SAMPLES}
 HISTORIES = [(s, 7) for s in TREE_SAMPLES] + [(BY_LANGUAGE[language], seed) for language, seed in REGRESSIONS]
 
 
+@pytest.mark.parametrize("tree_budget", [TREE_BUDGET, 0], ids=["trees-kept", "trees-let-go"])
 @pytest.mark.parametrize(("sample", "seed"), HISTORIES, ids=[f"{s.language}-{seed}" for s, seed in HISTORIES])
-def test_reparsed_outlines_find_what_whole_outlines_find(sample: Sample, seed: int) -> None:
+def test_reparsed_outlines_find_what_whole_outlines_find(sample: Sample, seed: int, tree_budget: int) -> None:
+    """Along a random history, newest first, each parent's definitions around its changed lines are those a
+    whole outline finds: with clean trees kept, and with every tree let go at once (the entries keep their
+    top-level nodes alone, as past ``TREE_BUDGET``)."""
     rng = random.Random(f"{seed}-{sample.language}")
     path, text = next(iter(sample.fixed().items()))
     pool = [line for file in (*sample.files.values(), *sample.fixed().values()) for line in file.encode().splitlines(True)]
@@ -53,7 +57,7 @@ def test_reparsed_outlines_find_what_whole_outlines_find(sample: Sample, seed: i
         versions.append(_mutate(rng, versions[-1], pool))
     blobs = {hashlib.sha1(v).digest(): v for v in versions}
     ids = [hashlib.sha1(v).digest() for v in versions]
-    trees = TreeOutlines(blobs.__getitem__, lambda a, b: diff_hunks(blobs[a], blobs[b]))
+    trees = TreeOutlines(blobs.__getitem__, lambda a, b: diff_hunks(blobs[a], blobs[b]), tree_budget=tree_budget)
     language = language_of(path)
     assert language is not None
     for index in range(len(versions) - 1, 0, -1):  # newest first: the parent is versions[index - 1]
@@ -166,6 +170,27 @@ def test_a_version_met_again_on_another_branch_is_answered_from_what_was_kept() 
             assert again.tree is None and again.tops is not None and again is not kept
         else:  # the second branch reparsed nothing
             assert (again.tree, again.tops) == (kept.tree, kept.tops) and again.tree is not None
+
+
+def test_trees_past_the_budget_are_let_go_and_their_entries_still_answer() -> None:
+    """Two clean files kept whole with room for one tree: the older loses its tree but keeps its top-level
+    nodes, and its next parent is still outlined from a region (no parse of the whole file), as outlining
+    it whole finds."""
+    other = _C_FILE.replace(b"f", b"g")
+    child = _C_FILE.replace(b"a + 4;", b"a + 4 + 1;")
+    blobs = {b"p": _C_FILE, b"c": child, b"o": other}
+    trees = TreeOutlines(blobs.__getitem__, lambda a, b: diff_hunks(blobs[a], blobs[b]), tree_budget=len(child))
+    trees.definitions("x.c", "c", (b"c", None), [], [(1, 1)])
+    assert trees._by_path["x.c"].tree is not None
+    trees.definitions("y.c", "c", (b"o", None), [], [(1, 1)])
+    kept = trees._by_path["x.c"]
+    assert kept.tree is None and kept.tops is not None and trees._by_path["y.c"].tree is not None
+    hunks = diff_hunks(_C_FILE, child)
+    spans = old_side(_C_FILE, hunks)
+    found = trees.definitions("x.c", "c", (b"p", b"c"), hunks, spans)
+    assert [(d.qualname, d.start, d.end) for d in found] == [("f4", 18, 21)]
+    assert entities_in_spans("x.c", found, spans) == entities_in_spans("x.c", outline("x.c", _C_FILE).definitions, spans)
+    assert trees._by_path["x.c"].version == b"p"  # from the region: the entry stays the child's
 
 
 def test_top_level_nodes_are_found_as_tree_sitter_finds_them() -> None:

@@ -39,7 +39,8 @@ class _Kept(NamedTuple):
     blob: bytes
     data: bytes
     tree: Tree | None
-    """The syntax tree of ``blob``; None when it has an error (never reparsed: ``tops`` is all that is used)."""
+    """The syntax tree of ``blob``; None when it has an error (never reparsed) or was let go to save memory
+    (``TREE_BUDGET``): ``tops`` is all that is used then."""
     tops: Tops | None
     """Its top-level nodes, found when regions first need them."""
     language: str
@@ -51,12 +52,18 @@ class _Kept(NamedTuple):
     version_lines: int = 0
 
 
+TREE_BUDGET = 4 << 20
+"""Source bytes whose syntax trees are kept whole (a C tree takes about 23 times its source). Past it the least
+recently used trees are let go and their entries keep their top-level nodes, all that regions read; a version
+no region can answer is then parsed whole instead of incrementally (``docs/mining.md``)."""
+
+
 class TreeOutlines:
     """Keeps the last syntax tree of each path, within a budget of source bytes, to reparse the next version.
 
     A tree with an error is kept as its top-level nodes alone (``regions.Tops``): it is never reparsed, and
-    the whole tree takes about 25 times its source. ``read`` returns a blob's content by id; ``diff`` the
-    hunks from one blob to another, by id.
+    the whole tree takes about 25 times its source; so are clean trees past ``tree_budget`` bytes of source.
+    ``read`` returns a blob's content by id; ``diff`` the hunks from one blob to another, by id.
     """
 
     def __init__(
@@ -64,12 +71,17 @@ class TreeOutlines:
         read: Callable[[bytes], bytes],
         diff: Callable[[bytes, bytes], Sequence[Hunk]],
         budget: int = 16 << 20,
+        tree_budget: int = TREE_BUDGET,
     ) -> None:
         self._read = read
         self._diff = diff
         self._budget = budget
         self._held = 0
         self._by_path: OrderedDict[str, _Kept] = OrderedDict()
+        self._tree_budget = tree_budget
+        self._tree_held = 0
+        self._trees: OrderedDict[str, int] = OrderedDict()
+        """The paths whose entry holds a tree, least recently used first, with the size of its source."""
 
     def definitions(
         self, path: str, language: str, ids: tuple[bytes, bytes | None], hunks: Sequence[Hunk],
@@ -81,7 +93,7 @@ class TreeOutlines:
         found = grammar(language)
         kept = self._by_path.get(path)
         if kept is not None and kept.blob == source_id and kept.language == language and kept.tree is not None:
-            self._by_path.move_to_end(path)  # this very version was parsed: its tree answers (branches meet it again)
+            self._use(path)  # this very version was parsed: its tree answers (branches meet it again)
             return found.definitions(kept.tree, _byte_ranges(kept.offsets, spans))[0]
         source = self._read(source_id)
         offsets = line_offsets(source)
@@ -95,12 +107,11 @@ class TreeOutlines:
                 if derived is not None:  # the base's tree stays: the next version is mapped to it
                     kept = kept._replace(version=source_id, edits=tuple(edits), version_lines=text.lines)
                     self._by_path[path] = kept._replace(tops=tops)
-                    self._by_path.move_to_end(path)
+                    self._use(path)
                     return derived
         old = None
         if kept is not None:
-            del self._by_path[path]
-            self._held -= len(kept.data)
+            self._drop(path)
             if edits is not None and kept.tree is not None:  # a tree with errors: parsed whole
                 old = edited(kept.tree, (kept.data, kept.offsets), (source, offsets), edits)
         tree = found.parse(source, old)
@@ -129,10 +140,31 @@ class TreeOutlines:
         return list(self._diff(ids[0], kept.blob))
 
     def _keep(self, path: str, kept: _Kept) -> None:
+        """Keep ``kept`` for ``path``; past the budgets, forget the least recently used entries, then let go
+        of the least recently used trees (their entries keep their top-level nodes)."""
         self._by_path[path] = kept
         self._held += len(kept.data)
+        if kept.tree is not None:
+            self._trees[path] = len(kept.data)
+            self._tree_held += len(kept.data)
         while self._held > self._budget and self._by_path:
-            self._held -= len(self._by_path.popitem(last=False)[1].data)
+            self._drop(next(iter(self._by_path)))
+        while self._tree_held > self._tree_budget and self._trees:
+            oldest, size = self._trees.popitem(last=False)
+            self._tree_held -= size
+            entry = self._by_path[oldest]
+            self._by_path[oldest] = entry._replace(tree=None, tops=_tops(entry))
+
+    def _use(self, path: str) -> None:
+        """Mark the entry of ``path`` (and its tree) most recently used."""
+        self._by_path.move_to_end(path)
+        if path in self._trees:
+            self._trees.move_to_end(path)
+
+    def _drop(self, path: str) -> None:
+        """Forget the entry of ``path``."""
+        self._held -= len(self._by_path.pop(path).data)
+        self._tree_held -= self._trees.pop(path, 0)
 
 
 def _tops(kept: _Kept) -> Tops:
