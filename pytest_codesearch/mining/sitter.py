@@ -112,7 +112,7 @@ class TreeOutlines:
         old = None
         if kept is not None:
             self._drop(path)
-            if edits is not None and kept.tree is not None:  # a tree with errors: parsed whole
+            if edits is not None and kept.tree is not None:  # a tree with errors, or let go: parsed whole
                 old = edited(kept.tree, (kept.data, kept.offsets), (source, offsets), edits)
         tree = found.parse(source, old)
         if tree.root_node.has_error and path.lower().endswith(".h") and maybe_cpp(source):
