@@ -41,6 +41,22 @@ def test_objects_come_from_the_pack_and_new_loose_ones_from_the_database(tmp_pat
         reader.tree(loose.raw)
 
 
+def test_the_blob_cache_keeps_recent_blobs_within_its_budget(tmp_path: Path) -> None:
+    """Memory stays bounded whatever the history: the least recently read blob goes first, and a blob over
+    ``largest`` is read but never kept (a held blob costs nothing to read again)."""
+    repo = init_repo(tmp_path / "r")
+    a, b, c = (repo.create_blob(text).raw for text in (b"a" * 40, b"b" * 40, b"c" * 40))
+    big = repo.create_blob(b"x" * 100).raw
+    blobs = BlobReader(ObjectReader(repo), budget=100, largest=50)
+    assert [blobs.read_cost(oid) for oid in (a, b, c, big)] == [40, 40, 40, 100]
+    assert blobs.read(a) == b"a" * 40 and blobs.read(b) == b"b" * 40
+    assert blobs.read(a) == b"a" * 40  # a is now the most recent: b goes first
+    assert blobs.read(c) == b"c" * 40
+    assert [blobs.read_cost(oid) for oid in (a, b, c)] == [0, 40, 0]
+    assert blobs.read(big) == b"x" * 100
+    assert [blobs.read_cost(oid) for oid in (a, c, big)] == [0, 0, 100]
+
+
 def test_a_repository_without_packs_reads_from_its_database(tmp_path: Path) -> None:
     repo = init_repo(tmp_path / "r")
     commit(repo, {"a.py": "1"})

@@ -22,6 +22,10 @@ from pytest_codesearch.filekinds import looks_binary
 _TREE = int(pygit2.enums.ObjectType.TREE)
 BINARY_VERDICTS = 1 << 16
 """Blobs whose binary verdict is remembered (about 100 bytes each)."""
+BLOB_BUDGET = 24 << 20
+"""Bytes of recently read blobs ``BlobReader`` keeps. All of git's history with lines, two processes: the
+largest one peaks at 596 MiB with 48 MiB, 576 with 32 and 559 with 24 (``git log -p``: 487 MiB), while
+replaying its blob reads through those budgets gives 2.49, 2.62 and 2.70 GB inflated (docs/mining.md)."""
 _DEFAULT_TREE_LIMIT = 4096
 """libgit2's default size limit for caching a tree (``GIT_OPT_SET_CACHE_OBJECT_LIMIT``)."""
 
@@ -94,7 +98,7 @@ class BlobReader:
     Memory stays bounded by ``budget``, whatever the length of the history.
     """
 
-    def __init__(self, objects: ObjectReader, budget: int = 48 << 20, largest: int = 4 << 20) -> None:
+    def __init__(self, objects: ObjectReader, budget: int = BLOB_BUDGET, largest: int = 4 << 20) -> None:
         self._read = objects.read
         self.size = objects.size
         self._budget = budget
