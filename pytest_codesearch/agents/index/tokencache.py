@@ -8,7 +8,7 @@ binary blob, and (blob id, path, path weight) to the counts of a document: the b
 path's. :func:`shared_token_cache` is the instance agents use unless given their own.
 
 A blob read at a path is counted from the last version counted at that path when its counts are still in
-memory and most lines are the same (:meth:`~pytest_codesearch.agents.index.wordtable.WordTable.counts_since`:
+memory and the lines that differ hold fewer characters than the blob (:meth:`~pytest_codesearch.agents.index.wordtable.WordTable.counts_since`:
 only the lines that differ are counted); the last text of each path is kept for that.
 
 Memory is bounded three ways:
@@ -198,7 +198,7 @@ class TokenCache:
 
     def _count(self, text: str, blob_id: str | None, path: str | None = None) -> BlobTokens:
         """Return the tokens of ``text``, saved to the store under ``blob_id`` unless it is None; counted
-        from the last version of ``path`` when its counts are still in memory and most lines are the same."""
+        from the last version of ``path`` when its counts are still in memory and few lines differ."""
         self.tokenized += 1
         if self._words is None or self._words.vocabulary is not self.vocabulary:
             self._words, self._terms = WordTable(self.vocabulary), []
