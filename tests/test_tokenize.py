@@ -158,6 +158,13 @@ def test_a_word_table_counts_term_ids_as_count_tokens_counts_tokens() -> None:
                                                                                "snapshot_store": 1}  # fmt: skip
 
 
+def test_term_ids_number_new_tokens_after_the_known_ones_in_their_order() -> None:
+    cache = TokenCache()
+    assert cache.term_ids(["login", "token"]) == [0, 1]
+    assert cache.term_ids(["session", "token", "user", "session", "login"]) == [2, 1, 3, 2, 0]
+    assert cache.term_ids([]) == [] and list(cache.vocabulary) == ["login", "token", "session", "user"]
+
+
 def test_the_newest_terms_are_read_from_the_vocabularys_end_oldest_first() -> None:
     vocabulary = {"login": 0, "token": 1, "session": 2}
     assert newest_terms(vocabulary, 2) == ["token", "session"] and newest_terms(vocabulary, 0) == []
