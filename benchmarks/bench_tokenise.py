@@ -4,9 +4,10 @@ A cold run of the plugin spends a large share of its CPU counting the tokens of 
 hold (``agents/index/tokencache.py``, ``wordtable.py``). This script replays the blobs one run counted,
 each worker's in its order and with its paths (a file's next version is counted from its last one), through
 this checkout's :class:`TokenCache` and through the same modules of an earlier revision (``--baseline``,
-``main`` by default: read with ``git show``, loaded under other names), in turn, ``--repeat`` times; it
-prints the CPU seconds of each (medians) and checks that both give the same vocabulary, in the same
-order, and the same term ids and counts for every blob.
+``main`` by default: read with ``git show``, loaded under other names), blob after blob in turn (the load
+of a shared machine falls on both alike), ``--repeat`` times; it prints the CPU seconds of each (medians)
+and checks that both give the same vocabulary, in the same order, and the same term ids and counts for
+every blob.
 
 Record the blobs once, with this module as a plugin of the run (every xdist worker appends to the log)::
 
@@ -30,7 +31,7 @@ import sys
 import tempfile
 import time
 import types
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -98,28 +99,36 @@ def baseline_modules(revision: str) -> dict[str, types.ModuleType]:
     return loaded
 
 
-def replay(modules: dict[str, Any], workers: list[list[Step]]) -> tuple[float, list[Any]]:
-    """Return the CPU seconds of counting every worker's blobs with ``modules``, and each worker's cache."""
+def replay(variants: list[dict[str, Any]], workers: list[list[Step]]) -> tuple[list[float], list[list[Any]]]:
+    """Return the CPU seconds each of ``variants`` (modules) spent counting every worker's blobs, and each
+    one's cache per worker. The variants count each blob in turn, so a shared machine's load falls on all alike."""
     from pytest_codesearch.agents.index.tokenstore import TokenStore
 
-    modules["tokenize"].word_tokens.cache_clear()
-    caches = []
-    seconds = 0.0
+    seconds = [0.0] * len(variants)
+    caches: list[list[Any]] = [[] for _ in variants]
     with tempfile.TemporaryDirectory() as folder:
         for number, steps in enumerate(workers):
-            cache = modules["tokencache"].TokenCache()
-            cache.store = TokenStore(Path(folder) / str(number), None)
-            started = time.process_time()
+            own = []
+            for at, modules in enumerate(variants):
+                modules["tokenize"].word_tokens.cache_clear()
+                cache = modules["tokencache"].TokenCache()
+                cache.store = TokenStore(Path(folder) / f"{at}-{number}", None)
+                own.append(cache)
+                caches[at].append(cache)
             last = "O"
             for kind, blob, path, data in steps:
-                if kind == "T":
-                    cache.tokens(blob, lambda data=data: data, False, path)
-                elif last == "T":
-                    cache.flush()
+                for at, cache in enumerate(own):
+                    started = time.process_time()
+                    if kind == "T":
+                        cache.tokens(blob, lambda data=data: data, False, path)
+                    elif last == "T":
+                        cache.flush()
+                    seconds[at] += time.process_time() - started
                 last = kind
-            cache.flush()
-            seconds += time.process_time() - started
-            caches.append(cache)
+            for at, cache in enumerate(own):
+                started = time.process_time()
+                cache.flush()
+                seconds[at] += time.process_time() - started
     return seconds, caches
 
 
@@ -153,17 +162,21 @@ def main(argv: Sequence[str] | None = None) -> None:
     import pytest_codesearch.agents.index as index
 
     current = {name: __import__(f"{index.__name__}.{name}", fromlist=["_"]) for name in MODULES}
-    variants: dict[str, dict[str, Any]] = {args.baseline: baseline_modules(args.baseline), "this checkout": current}
-    seconds: dict[str, list[float]] = {name: [] for name in variants}
-    results: dict[str, list[Any]] = {}
-    for _ in range(args.repeat):
-        for name, modules in variants.items():
-            spent, results[name] = replay(modules, workers)
-            seconds[name].append(spent)
-            print(f"{name}: {spent:.2f} CPU-s, {sum(c.derived for c in results[name])} blobs derived", flush=True)
-    old, new = (statistics.median(seconds[name]) for name in variants)
-    print(f"median: {args.baseline} {old:.2f} CPU-s, this checkout {new:.2f} CPU-s (ratio {new / old:.3f})")
-    found = differences(*results.values())
+    names = [args.baseline, "this checkout"]
+    variants = [baseline_modules(args.baseline), current]
+    spent: list[list[float]] = [[], []]
+    for turn in range(args.repeat):
+        order = [0, 1] if turn % 2 == 0 else [1, 0]  # who counts a blob first alternates too
+        seconds, caches = replay([variants[at] for at in order], workers)
+        results = {order[n]: caches[n] for n in range(2)}
+        for n, at in enumerate(order):
+            spent[at].append(seconds[n])
+        derived = [sum(cache.derived for cache in results[at]) for at in range(2)]
+        print(f"{names[0]} {spent[0][-1]:.2f} CPU-s, this checkout {spent[1][-1]:.2f} CPU-s;"
+              f" blobs derived {derived[0]} and {derived[1]}", flush=True)
+    old, new = (statistics.median(times) for times in spent)
+    print(f"median: {names[0]} {old:.2f} CPU-s, this checkout {new:.2f} CPU-s (ratio {new / old:.3f})")
+    found = differences(results[0], results[1])
     print("\n".join(found[:10]) if found else "identical: vocabularies, term ids and counts of every blob")
 
 

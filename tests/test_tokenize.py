@@ -215,15 +215,17 @@ def test_changed_lines_are_the_lines_whose_number_differs_in_order() -> None:
 
 def test_a_version_is_derived_while_its_changed_lines_hold_fewer_characters_than_it() -> None:
     table = WordTable({})
-    old = "alpha beta\n" * 3 + "gamma"
-    new = "alpha beta\n" * 3 + "delta_gamma"  # 6 + 12 characters change, of 44
+    old = "snapshot_store keeps every commit of the repository\na1\nb1\nc1"
+    new = "snapshot_store keeps every commit of the repository\na2\nb2\nc2"  # 3 lines of 4 differ, 18 characters of 60
     found = table.counts_since(*table.counts(old), old, new)
     terms = list(table.vocabulary)
     assert found is not None
     assert dict(zip([terms[i] for i in found[0]], found[1].tolist())) == {
-        "alpha": 3, "beta": 3, "delta": 1, "gamma": 1, "delta_gamma": 1,
+        "snapshot": 1, "store": 1, "snapshot_store": 1, "keeps": 1, "every": 1, "commit": 1, "repository": 1,
+        "a2": 1, "b2": 1, "c2": 1,
     }  # fmt: skip
-    assert table.counts_since(*table.counts(old), old, "gamma\nalpha\n") is None  # 7 + 33 characters change, of 12
+    short = "commit\nrepository\n"
+    assert table.counts_since(*table.counts(old), old, short) is None  # 19 + 62 characters change, of 18
 
 
 def test_the_token_cache_counts_a_files_next_version_from_its_last_one() -> None:
