@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 
 import numpy as np
 import pytest
 
-from pytest_codesearch.agents.index.tokenize import STOP_WORDS, WORD, count_tokens, path_tokens, tokenize, words
+from pytest_codesearch.agents.index.tokenize import (
+    STOP_WORDS,
+    WORD,
+    count_tokens,
+    path_tokens,
+    split_word,
+    tokenize,
+    words,
+)
 from pytest_codesearch.agents.index.tokencache import TokenCache, newest_terms
-from pytest_codesearch.agents.index.wordtable import WordTable
+from pytest_codesearch.agents.index.wordtable import WordTable, changed_lines
 
 IDENTIFIERS = [
     ("snapshot_store", ["snapshot", "store", "snapshot_store"]),
@@ -40,6 +49,25 @@ IDENTIFIERS = [
 @pytest.mark.parametrize(("text", "expected"), IDENTIFIERS)
 def test_identifiers_split_into_parts_then_the_whole(text: str, expected: list[str]) -> None:
     assert tokenize(text) == expected
+
+
+def test_a_word_of_one_part_skips_the_regular_expression_and_gives_its_tokens() -> None:
+    part = re.compile(r"[A-Z]+(?=[A-Z][^\W\d_A-Z])|[A-Z]?[^\W\d_A-Z]+|[A-Z]+|\d+")  # the rule, written again
+
+    def expected(word: str) -> tuple[str, ...]:
+        parts = part.findall(word)
+        kept = [p.lower() for p in parts if len(p) > 1 and p.lower() not in STOP_WORDS]
+        return tuple(kept + [word.strip("_").lower()] * (len(parts) > 1))
+
+    assert [split_word(w) for w in ["get", "Item", "XML", "256", "The", "SELF", "a", "Z", "7", "Ab"]] == [
+        ("get",), ("item",), ("xml",), ("256",), (), (), (), (), (), ("ab",),
+    ]  # fmt: skip
+    rng = random.Random(5)
+    letters = ["ab", "AB", "aB", "a1", "_a", "é", "ǅ", "Ⅳ", "٣"]  # titlecase, a Roman numeral, an Arabic digit
+    for _ in range(2000):
+        word = "".join(rng.choice(rng.choice(letters)) for _ in range(rng.randrange(1, 7)))
+        if WORD.fullmatch(word):
+            assert split_word(word) == expected(word), word
 
 
 SENTENCES = [
@@ -130,17 +158,27 @@ def test_a_word_table_counts_term_ids_as_count_tokens_counts_tokens() -> None:
                                                                                "snapshot_store": 1}  # fmt: skip
 
 
+def test_term_ids_number_new_tokens_after_the_known_ones_in_their_order() -> None:
+    cache = TokenCache()
+    assert cache.term_ids(["login", "token"]) == [0, 1]
+    assert cache.term_ids(["session", "token", "user", "session", "login"]) == [2, 1, 3, 2, 0]
+    assert cache.term_ids([]) == [] and list(cache.vocabulary) == ["login", "token", "session", "user"]
+
+
 def test_the_newest_terms_are_read_from_the_vocabularys_end_oldest_first() -> None:
     vocabulary = {"login": 0, "token": 1, "session": 2}
     assert newest_terms(vocabulary, 2) == ["token", "session"] and newest_terms(vocabulary, 0) == []
 
 
-def test_a_new_version_counted_from_the_old_one_and_its_changed_lines_counts_as_counting_it_afresh() -> None:
+@pytest.mark.parametrize("max_words", [1 << 20, 5])  # 5: the table starts afresh again and again
+def test_a_new_version_counted_from_the_old_one_and_its_changed_lines_counts_as_counting_it_afresh(
+    max_words: int,
+) -> None:
     rng = random.Random(7)
     words = ["snapshot", "snapshot_store", "getItem", "HTTPServer", "utf8", "naïve", "the", "x", "", "    "]
     lines = [" ".join(rng.choice(words) for _ in range(rng.randrange(4))) for _ in range(40)]
     vocabulary: dict[str, int] = {}
-    table = WordTable(vocabulary)
+    table = WordTable(vocabulary, max_words)
     derived = 0
     for _ in range(200):
         edited = list(lines)
@@ -166,6 +204,28 @@ def test_a_new_version_counted_from_the_old_one_and_its_changed_lines_counts_as_
         lines = edited
     assert derived > 150  # few lines change: nearly every version is derived
     assert table.counts_since(*table.counts("a b\nc d"), "a b\nc d", "e f\ng h") is None  # all lines differ
+
+
+def test_changed_lines_are_the_lines_whose_number_differs_in_order() -> None:
+    old = "a\nb\nb\nc\nd\nd\ne"
+    new = "x\nb\nd\nd\nd\nc\ny\nx"
+    assert changed_lines(old, new) == (["x", "x", "d", "y"], ["b", "a", "e"])  # new's order, then old's
+    assert changed_lines(old, old) == ([], [])
+
+
+def test_a_version_is_derived_while_its_changed_lines_hold_fewer_characters_than_it() -> None:
+    table = WordTable({})
+    old = "snapshot_store keeps every commit of the repository\na1\nb1\nc1"
+    new = "snapshot_store keeps every commit of the repository\na2\nb2\nc2"  # 3 lines of 4 differ, 18 characters of 60
+    found = table.counts_since(*table.counts(old), old, new)
+    terms = list(table.vocabulary)
+    assert found is not None
+    assert dict(zip([terms[i] for i in found[0]], found[1].tolist())) == {
+        "snapshot": 1, "store": 1, "snapshot_store": 1, "keeps": 1, "every": 1, "commit": 1, "repository": 1,
+        "a2": 1, "b2": 1, "c2": 1,
+    }  # fmt: skip
+    short = "commit\nrepository\n"
+    assert table.counts_since(*table.counts(old), old, short) is None  # 19 + 62 characters change, of 18
 
 
 def test_the_token_cache_counts_a_files_next_version_from_its_last_one() -> None:

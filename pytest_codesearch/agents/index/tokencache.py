@@ -8,7 +8,7 @@ binary blob, and (blob id, path, path weight) to the counts of a document: the b
 path's. :func:`shared_token_cache` is the instance agents use unless given their own.
 
 A blob read at a path is counted from the last version counted at that path when its counts are still in
-memory and most lines are the same (:meth:`~pytest_codesearch.agents.index.wordtable.WordTable.counts_since`:
+memory and the lines that differ hold fewer characters than the blob (:meth:`~pytest_codesearch.agents.index.wordtable.WordTable.counts_since`:
 only the lines that differ are counted); the last text of each path is kept for that.
 
 Memory is bounded three ways:
@@ -34,7 +34,7 @@ from __future__ import annotations
 import itertools
 import operator
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -191,14 +191,18 @@ class TokenCache:
         if self.store is not None:
             self.store.flush()
 
-    def term_ids(self, tokens: Iterable[str]) -> list[int]:
-        """Return the id of each token, adding new tokens to the vocabulary."""
+    def term_ids(self, tokens: Sequence[str]) -> list[int]:
+        """Return the id of each token, adding new tokens to the vocabulary (in their order)."""
         vocabulary = self.vocabulary
-        return [vocabulary.setdefault(token, len(vocabulary)) for token in tokens]
+        ids: list[int | None] = list(map(vocabulary.get, tokens))  # one C loop: most tokens are known
+        if None in ids:
+            for at in list(itertools.compress(range(len(ids)), map(operator.is_, ids, itertools.repeat(None)))):
+                ids[at] = vocabulary.setdefault(tokens[at], len(vocabulary))
+        return ids  # type: ignore[return-value]  # no None is left
 
     def _count(self, text: str, blob_id: str | None, path: str | None = None) -> BlobTokens:
         """Return the tokens of ``text``, saved to the store under ``blob_id`` unless it is None; counted
-        from the last version of ``path`` when its counts are still in memory and most lines are the same."""
+        from the last version of ``path`` when its counts are still in memory and few lines differ."""
         self.tokenized += 1
         if self._words is None or self._words.vocabulary is not self.vocabulary:
             self._words, self._terms = WordTable(self.vocabulary), []
@@ -233,7 +237,7 @@ class TokenCache:
         pick: Callable[[list[str]], tuple[str, ...]] = operator.itemgetter(*ids.tolist())
         return pick(names)  # one C call, not a Python loop over thousands of terms a blob
 
-    def _arrays(self, tokens: Iterable[str], values: IdArray) -> BlobTokens:
+    def _arrays(self, tokens: Sequence[str], values: IdArray) -> BlobTokens:
         """Return the tokens as term ids, ascending, with their counts ``values``."""
         ids = np.array(self.term_ids(tokens), dtype=np.int32)
         order = np.argsort(ids)

@@ -56,7 +56,19 @@ _PART = re.compile(
 
 @lru_cache(maxsize=1 << 16)
 def word_tokens(word: str) -> tuple[str, ...]:
-    """Return the tokens of one word: its kept parts, then the whole word if it was cut."""
+    """Return the tokens of one word: its kept parts, then the whole word if it was cut (cached)."""
+    return split_word(word)
+
+
+def split_word(word: str) -> tuple[str, ...]:
+    """Return :func:`word_tokens` of ``word``, not cached.
+
+    An ASCII word of letters alone, all lowercase, all capitals or one capital then lowercase (``get``,
+    ``XML``, ``Item``), or of digits alone, is one part: it skips the regular expression.
+    """
+    if word.isascii() and (word.isalpha() and (word.islower() or word.isupper() or word.istitle()) or word.isdigit()):
+        token = word.lower()
+        return (token,) if len(token) > 1 and token not in STOP_WORDS else ()
     parts = _PART.findall(word)
     tokens = [part for part in map(str.lower, parts) if len(part) > 1 and part not in STOP_WORDS]
     if len(parts) > 1:

@@ -8,18 +8,22 @@ for each word it has seen, the term ids of its tokens, so a blob costs a split i
 operations: the words' token ids laid side by side, weighted by how often each word occurs, summed
 per term. The counts are those of ``count_tokens`` exactly
 (``tests/test_tokenize.py``). A new version of a file counted before is counted from the old version's
-counts and the lines that changed (:meth:`WordTable.counts_since`): about half the time on SWE-bench
-Lite's modified blobs.
+counts and the lines that changed (:meth:`WordTable.counts_since`), in one pass over the lines added and
+removed, whenever those hold fewer characters than the new version: counting them then costs less than
+counting it afresh, the comparison of the lines being done already. A word new to the table is cut into
+its tokens by :func:`~pytest_codesearch.agents.index.tokenize.split_word` (no second cache: the table is one).
 """
 
 from __future__ import annotations
 
+import itertools
+import operator
 from collections import Counter
 
 import numpy as np
 import numpy.typing as npt
 
-from pytest_codesearch.agents.index.tokenize import word_tokens, words
+from pytest_codesearch.agents.index.tokenize import split_word, words
 
 IdArray = npt.NDArray[np.int32]
 
@@ -42,71 +46,83 @@ class WordTable:
     def counts(self, text: str) -> tuple[IdArray, IdArray]:
         """Return the term ids of ``text``'s tokens, ascending, and how often each occurs."""
         counted = Counter(words(text))
-        if len(self._words) + len(counted) > self.max_words:
-            self._words.clear()
-            self._used = 0
-        numbers = list(map(self._words.get, counted))
-        if None in numbers:
-            self._add([word for word, n in zip(counted, numbers) if n is None])
-            numbers = list(map(self._words.__getitem__, counted))
-        numbered = np.array(numbers, dtype=np.int64)
-        lengths = self._lengths[numbered]
-        total = int(lengths.sum())
-        if not total:
+        ids, weights = self._expand(list(counted), np.fromiter(counted.values(), np.int64, len(counted)))
+        if not len(ids):
             return np.zeros(0, np.int32), np.zeros(0, np.int32)
-        ends = np.cumsum(lengths)
-        positions = np.arange(total, dtype=np.int64) + np.repeat(self._starts[numbered] - ends + lengths, lengths)
-        occurrences = np.repeat(np.fromiter(counted.values(), np.int64, len(counted)), lengths)
-        term_ids, slots = np.unique(self._flat[positions], return_inverse=True)
-        sums = np.bincount(slots, weights=occurrences, minlength=len(term_ids))
+        term_ids, slots = np.unique(ids, return_inverse=True)
+        sums = np.bincount(slots, weights=weights, minlength=len(term_ids))
         return term_ids.astype(np.int32), sums.astype(np.int32)
 
     def counts_since(
         self, old_ids: IdArray, old_counts: IdArray, old_text: str, text: str
     ) -> tuple[IdArray, IdArray] | None:
         """Return :meth:`counts` of ``text`` from those of an earlier version ``old_text`` (``old_ids``,
-        ``old_counts``), counting only the lines that differ; None when most lines differ (count afresh).
+        ``old_counts``), counting only the lines that differ; None when they hold more characters than
+        ``text`` (counting it afresh is then cheaper).
 
         No word spans a line, so a text's counts are the sum of its lines': the old counts, plus the
         lines ``text`` holds more often, minus those it holds less often, are exactly the new counts.
         """
-        old_lines, new_lines = Counter(old_text.split("\n")), Counter(text.split("\n"))
-        plus: list[str] = []
-        minus: list[str] = []
-        for line, times in new_lines.items():
-            before = old_lines.get(line, 0)
-            if times != before:
-                (plus if times > before else minus).extend([line] * abs(times - before))
-        minus.extend(line for line, times in old_lines.items() if line not in new_lines for _ in range(times))
-        if len(plus) + len(minus) > len(new_lines) // 2 + 1:
+        plus, minus = changed_lines(old_text, text)
+        if sum(map(len, plus)) + sum(map(len, minus)) + len(plus) + len(minus) > len(text):
             return None
-        added, added_counts = self.counts("\n".join(plus))
-        removed, removed_counts = self.counts("\n".join(minus))
-        ids = np.concatenate([old_ids, added, removed])
-        weights = np.concatenate([old_counts, added_counts, -removed_counts.astype(np.int64)])
-        term_ids, slots = np.unique(ids, return_inverse=True)
-        sums = np.bincount(slots, weights=weights, minlength=len(term_ids))
+        added, removed = Counter(words("\n".join(plus))), Counter(words("\n".join(minus)))
+        weights = np.fromiter(
+            itertools.chain(added.values(), map(operator.neg, removed.values())), np.int64, len(added) + len(removed)
+        )
+        ids, weights = self._expand([*added, *removed], weights)
+        term_ids, slots = np.unique(np.concatenate([old_ids, ids]), return_inverse=True)
+        sums = np.bincount(slots, weights=np.concatenate([old_counts, weights]), minlength=len(term_ids))
         kept = sums > 0
         return term_ids[kept].astype(np.int32), sums[kept].astype(np.int32)
+
+    def _expand(self, distinct: list[str], occurrences: npt.NDArray[np.int64]) -> tuple[IdArray, npt.NDArray[np.int64]]:
+        """Return the term ids of the tokens of each word of ``distinct``, word after word, each with its
+        word's ``occurrences`` (words never seen are numbered first, in their order)."""
+        table = self._words
+        numbers = list(map(table.get, distinct))
+        if None in numbers:
+            if len(table) + len(distinct) > self.max_words:
+                table.clear()
+                self._used = 0
+            self._add(list(dict.fromkeys(word for word in distinct if word not in table)))
+            numbers = list(map(table.__getitem__, distinct))
+        numbered = np.array(numbers, dtype=np.int64)
+        lengths = self._lengths[numbered]
+        total = int(lengths.sum())
+        ends = np.cumsum(lengths)
+        positions = np.arange(total, dtype=np.int64) + np.repeat(self._starts[numbered] - ends + lengths, lengths)
+        return self._flat[positions], np.repeat(occurrences, lengths)
 
     def _add(self, new: list[str]) -> None:
         """Number the words ``new`` (none known yet), adding their tokens to the vocabulary in their order."""
         vocabulary = self.vocabulary
-        flat: list[int] = []
-        sizes: list[int] = []
-        for word in new:
-            tokens = word_tokens(word)
-            flat.extend([vocabulary.setdefault(token, len(vocabulary)) for token in tokens])
-            sizes.append(len(tokens))
+        split = list(map(split_word, new))  # not word_tokens: the table is the cache
+        flat = [vocabulary.setdefault(token, len(vocabulary)) for token in itertools.chain.from_iterable(split)]
         first, last = len(self._words), len(self._words) + len(new)
         while last > len(self._starts):
             self._starts = np.resize(self._starts, 2 * len(self._starts))
             self._lengths = np.resize(self._lengths, 2 * len(self._lengths))
         while self._used + len(flat) > len(self._flat):
             self._flat = np.resize(self._flat, 2 * len(self._flat))
-        lengths = np.array(sizes, dtype=np.int64)
+        lengths = np.fromiter(map(len, split), np.int64, len(split))
         self._lengths[first:last] = lengths
         self._starts[first:last] = self._used + np.cumsum(lengths) - lengths
         self._flat[self._used : self._used + len(flat)] = flat
         self._used += len(flat)
         self._words.update(zip(new, range(first, last)))
+
+
+def changed_lines(old_text: str, text: str) -> tuple[list[str], list[str]]:
+    """Return the lines ``text`` holds more often than ``old_text`` (each repeated as many times more, in
+    ``text``'s order) and those it holds less often (``text``'s order, then the lines it lacks in ``old_text``'s)."""
+    old_lines, new_lines = Counter(old_text.split("\n")), Counter(text.split("\n"))
+    plus: list[str] = []
+    minus: list[str] = []
+    for line, times in new_lines.items():
+        before = old_lines.get(line, 0)
+        if times != before:
+            (plus if times > before else minus).extend([line] * abs(times - before))
+    gone = list(itertools.filterfalse(new_lines.__contains__, old_lines))  # C loops: most lines are kept
+    minus.extend(itertools.chain.from_iterable(map(itertools.repeat, gone, map(old_lines.__getitem__, gone))))
+    return plus, minus
