@@ -9,7 +9,8 @@ import pytest
 
 from pytest_codesearch.goldset.entities import definition_spans
 from pytest_codesearch.mining import outline as outline_module
-from pytest_codesearch.mining.outline import Outline, Outlines, affix_hunks, derive_outline, parse_outline
+from pytest_codesearch.mining.outline import Outline, derive_outline, parse_outline
+from pytest_codesearch.mining.outlines import Outlines, affix_hunks
 from pytest_codesearch.mining.spans import diff_hunks
 from pytest_codesearch.outline.python import parse_module
 
@@ -50,7 +51,8 @@ def _edited(rng: random.Random, lines: list[str]) -> list[str]:
     lines = list(lines)
     for _ in range(rng.randint(1, 3)):
         at, roll = rng.randint(0, len(lines)), rng.random()
-        members = [i for i, line in enumerate(lines) if line.startswith(("    def ", "    @", "    x = ", "    class "))]
+        starts = ("    def ", "    @", "    x = ", "    class ")
+        members = [i for i, line in enumerate(lines) if line.startswith(starts)]
         bodies = [i for i, line in enumerate(lines) if line.startswith("        return")]
         if bodies and roll < 0.3:
             lines[rng.choice(bodies)] = rng.choice(["        return 9", "        x = (", "        pass"])

@@ -28,13 +28,11 @@ import ast
 import codecs
 import re
 from bisect import bisect_left, bisect_right
-from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from functools import cached_property
 
 from pytest_codesearch.gcpause import paused_gc
-from pytest_codesearch.mining.affixes import common_prefix, common_suffix
 from pytest_codesearch.outline.model import Definition
 from pytest_codesearch.outline.python import member_definitions, module_definitions, parse_module
 
@@ -47,6 +45,8 @@ _COOKIE = re.compile(rb"coding[:=][ \t]*([-\w.]*)")
 CUT_LINES = 12
 """Lines past its first a class or function spans at least for its body to be cut (a smaller one is
 parsed whole)."""
+
+_DEFINITIONS = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
 
 Piece = tuple[int, int, int]
 """``(line in the source, line in the base, length)``: lines alike in both."""
@@ -276,7 +276,7 @@ def _bodies(body: list[ast.stmt], shift: int, found: list[Body]) -> None:
     """Add the body of each class and function of ``body`` and of their bodies to ``found``, in order
     (those of :data:`CUT_LINES` lines or more whose body starts on a later line than their header)."""
     for node in body:
-        if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body[0].lineno > node.lineno:
+        if isinstance(node, _DEFINITIONS) and node.body[0].lineno > node.lineno:
             first = min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)])
             if (node.end_lineno or 0) - first < CUT_LINES:
                 continue
@@ -352,7 +352,8 @@ def _member_part(mine: _Lines, gap: Gap, column: int, prefix: str, in_function: 
     bodies: list[Body] = []
     _bodies(body, shift, bodies)
     definitions = _shifted(member_definitions(body, prefix, in_function), shift)
-    return Outline(definitions, tuple(_starts(body, shift)), tuple(bodies)), (body[-1].end_lineno or body[-1].lineno) + shift
+    last = (body[-1].end_lineno or body[-1].lineno) + shift
+    return Outline(definitions, tuple(_starts(body, shift)), tuple(bodies)), last
 
 
 def _without_last_statement(piece: Piece, cuts: Sequence[int]) -> list[Piece]:
@@ -386,61 +387,3 @@ def _joined(parts: list[Outline], lines_past: int) -> Outline:
     boundaries = tuple(line for part in parts for line in part.boundaries)
     bodies = tuple(body for part in parts for body in part.bodies)
     return Outline(definitions, (*boundaries, lines_past), bodies)
-
-
-def affix_hunks(source: bytes, base: bytes) -> list[Hunk]:
-    """Return one hunk from ``source`` to ``base``: the lines between those both start and end with."""
-    start = source.rfind(b"\n", 0, common_prefix(source, base)) + 1  # the first line that differs, in both
-    shared = common_suffix(source, base, min(len(source), len(base)) - start)
-    tail = 0 if shared == len(source) else source.find(b"\n", len(source) - shared - 1) + 1 or len(source)
-    same_end = _count_lines(source[tail:])
-    same_start = source.count(b"\n", 0, start)
-    old = _count_lines(source) - same_start - same_end
-    new = _count_lines(base) - same_start - same_end
-    if min(old, new) < 0:
-        return [(1, _count_lines(source), 1, _count_lines(base))]
-    return [(same_start + bool(old), old, same_start + bool(new), new)]
-
-
-def _count_lines(data: bytes) -> int:
-    return data.count(b"\n") + (bool(data) and not data.endswith(b"\n"))
-
-
-class Outlines:
-    """Keeps the last outline found for each path, within a budget of definitions, to derive the next one.
-
-    ``read`` returns a blob's content by id; ``diff`` the hunks from one blob to another, by id.
-    """
-
-    def __init__(
-        self, read: Callable[[bytes], bytes], diff: Callable[[bytes, bytes], Sequence[Hunk]], budget: int = 200_000
-    ) -> None:
-        self._read = read
-        self._diff = diff
-        self._budget = budget
-        self._held = 0
-        self._by_path: OrderedDict[str, tuple[bytes, Outline]] = OrderedDict()
-
-    def outline(self, path: str, source_id: bytes, new_id: bytes | None, hunks: Sequence[Hunk]) -> Outline | None:
-        """Return the outline of blob ``source_id`` (the file at ``path``), ``hunks`` away from its child ``new_id``.
-
-        Derived from the outline kept for ``path`` when there is one (through ``hunks`` when that is the
-        child's, else through ``diff(source_id, kept version's id)``), else parsed whole; kept for the next call.
-        """
-        source = self._read(source_id)
-        kept = self._by_path.pop(path, None)
-        self._held -= 0 if kept is None else len(kept[1].definitions)
-        if kept is None or not sliceable(source):
-            found = parse_outline(source)
-        else:
-            base = self._read(kept[0])
-            found = derive_outline(source, base, kept[1], hunks if kept[0] == new_id else self._diff(source_id, kept[0]))
-        if found is not None and sliceable(source):
-            self._keep(path, source_id, found)
-        return found
-
-    def _keep(self, path: str, blob: bytes, outline: Outline) -> None:
-        self._by_path[path] = (blob, outline)
-        self._held += len(outline.definitions)
-        while self._held > self._budget:
-            self._held -= len(self._by_path.popitem(last=False)[1][1].definitions)
