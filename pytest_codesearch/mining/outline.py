@@ -312,6 +312,8 @@ def _definition_part(pair: _Pair, gap: Gap, cuts: Sequence[int]) -> tuple[Outlin
     end = head.end + past - there_past if pieces and pieces[-1][0] + pieces[-1][2] == past else 0
     prefix, in_function = head.qualname + ".", head.in_function or head.is_function
     for piece in _split(_gaps(pieces, past, there_past, (first + offsets[0], body[0])), pair, level):
+        if piece[1] < past and _code_column(pair.mine, piece[0], piece[1]) is None:
+            continue  # blank lines and comments between statements: nothing to parse
         member = _definition_part(pair, piece, level)
         after = piece[0] if member is None else member[2]  # lines after the member's end are in this body
         part = member[:2] if member is not None else None
@@ -333,13 +335,20 @@ def _definition_part(pair: _Pair, gap: Gap, cuts: Sequence[int]) -> tuple[Outlin
 
 
 def _dedents(mine: _Lines, first: int, past: int, column: int) -> bool:
-    """Return whether the first line of ``first`` to ``past - 1`` that holds code (not blank, not a comment)
-    is less indented than ``column``: a body at that column ends before it (``first`` is a clean cut)."""
+    """Return whether the first line of ``first`` to ``past - 1`` that holds code is less indented than
+    ``column``: a body at that column ends before it (``first`` is a clean cut)."""
+    found = _code_column(mine, first, past)
+    return found is not None and found < column
+
+
+def _code_column(mine: _Lines, first: int, past: int) -> int | None:
+    """Return the indentation of the first line of ``first`` to ``past - 1`` that holds code (not blank,
+    not a comment); None if there is none."""
     for line in mine.parts[first - 1 : past - 1]:
         code = line.lstrip(b" ")
         if code.strip() and not code.startswith(b"#"):
-            return len(line) - len(code) < column
-    return False
+            return len(line) - len(code)
+    return None
 
 
 def _member_part(mine: _Lines, gap: Gap, column: int, prefix: str, in_function: bool) -> tuple[Outline, int] | None:
