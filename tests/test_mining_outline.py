@@ -141,6 +141,26 @@ def test_a_function_added_after_a_class_is_outside_it(monkeypatch: pytest.Monkey
     ]
 
 
+def test_a_changed_header_is_parsed_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A class whose decorator changed keeps its unchanged members: its header is parsed with a stub body."""
+    monkeypatch.setattr(outline_module, "CUT_LINES", 0)
+    child = b"x = 1\n\n@old\nclass A(B):\n    def a(self):\n        return 1\n\n    def b(self):\n        return 2\n"
+    parent = child.replace(b"@old\nclass A(B):", b"# new\n@new(\n    1)\nclass A(B, C):").replace(b"2\n", b"3\n")
+    outline = parse_outline(child)
+    assert outline is not None
+    parsed: list[bytes] = []
+
+    def parse(text: bytes) -> ast.Module | None:
+        parsed.append(text)
+        return parse_module(text)
+
+    monkeypatch.setattr(outline_module, "parse_module", parse)
+    found = derive_outline(parent, child, outline, diff_hunks(parent, child))
+    assert found is not None and found.definitions == definition_spans(parent)
+    assert [(d.qualname, d.start, d.end) for d in found.definitions] == [("A", 4, 11), ("A.a", 7, 8), ("A.b", 10, 11)]
+    assert parsed == [b"# new\n@new(\n    1)\nclass A(B, C):\n    pass\n", b"class _:\n        return 3\n"]
+
+
 def test_outlines_follow_each_path() -> None:
     """The outline kept for a path is derived from through the hunks when it is the child's, else by a diff."""
     blobs = {

@@ -6,12 +6,13 @@ files was nearly all the cost of recording lines; 8.4 of 13.5 s on flask). So th
 pieces at *boundaries*: lines where a top-level statement starts after every earlier one has ended, plus
 the first line and the line past the end. A piece of the new version between two boundaries of the old
 one, byte for byte the same, is a run of whole statements: its definitions are the old ones, shifted. Only
-the pieces around the changes are parsed, each on its own. A top-level class or function (often most of
-a file) whose header is alike is cut the same way between the statements of its body, and so are the
-classes and functions in such a body, at any depth (those of :data:`CUT_LINES` lines or more): the
-pieces of a body are parsed inside ``class _:`` and must stand at the body's column; the definition's
-own lines are then its header's and its last statement's. Lines added after the last statement of a
-body, less indented than it (a function added after a class), are parsed at the level they stand at.
+the pieces around the changes are parsed, each on its own. A top-level class or function (often most
+of a file) is cut the same way between the statements of its body, and so are the classes and functions
+in such a body, at any depth (those of :data:`CUT_LINES` lines or more), when its header is alike or
+parses alone (with a stub body, the first line of its body alike) as the same kind and name: the pieces
+of a body are parsed inside ``class _:`` and must stand at the body's column; the definition's own
+lines are then its header's and its last statement's. Lines added after the last statement of a body,
+less indented than it (a function added after a class), are parsed at the level they stand at.
 
 That gives what parsing the whole file gives. A module is a sequence of statements, and each piece starts
 and ends where the tokenizer is clean (no open bracket, string or block): a copied piece because both its
@@ -115,8 +116,8 @@ def derive_outline(source: bytes, base: bytes, outline: Outline, hunks: Sequence
         for gap in _split(_gaps(pieces, pair.mine.past, pair.theirs.past), pair, outline.boundaries):
             found = _definition_part(pair, gap, outline.boundaries) if plain else None
             rest = gap[0] if found is None else found[2]
-            if found is not None:
-                parts.append(found[0])
+            if found is not None:  # and the gap's first line, a clean cut (blank lines and comments may lead)
+                parts += [found[0]] if found[0].boundaries[0] == gap[0] else [Outline((), (gap[0],)), found[0]]
             part = None if rest == gap[1] else _parse_piece(pair.mine.text(rest, gap[1]), rest - 1)
             if part is None and rest < gap[1]:
                 return parse_outline(source)
@@ -296,12 +297,14 @@ def _definition_part(pair: _Pair, gap: Gap, cuts: Sequence[int]) -> tuple[Outlin
         return None
     _, column, offsets = found[0]
     body = tuple(there + offset for offset in offsets)
-    if first + offsets[0] >= past or not _alike(pair.mine, pair.theirs, (first, there, offsets[0])):
-        return None
     head = pair.outline.between(there, there + 1)[0]  # the definition: its members start on later lines
+    header = _header(pair, first, there, body[0], head, column)
+    if header is None or header[1] >= past:
+        return None
+    start, opened = header
     level = (*body, there_past)
     pieces = [p for p in _copied_pieces(pair.runs_in(there, there_past), level) if _alike(pair.mine, pair.theirs, p)]
-    pieces = [p for p in pieces if first + offsets[0] <= p[0] and p[0] + p[2] <= past]
+    pieces = [p for p in pieces if opened <= p[0] and p[0] + p[2] <= past]
     if pieces and pieces[-1][0] + pieces[-1][2] == past and pieces[-1][1] + pieces[-1][2] != there_past:
         pieces[-1:] = _without_last_statement(pieces[-1], body)  # where that statement ends is not known
     rest = past
@@ -311,7 +314,7 @@ def _definition_part(pair: _Pair, gap: Gap, cuts: Sequence[int]) -> tuple[Outlin
     parts = [_copied(pair.outline, body, piece) for piece in pieces]
     end = head.end + past - there_past if pieces and pieces[-1][0] + pieces[-1][2] == past else 0
     prefix, in_function = head.qualname + ".", head.in_function or head.is_function
-    for piece in _split(_gaps(pieces, past, there_past, (first + offsets[0], body[0])), pair, level):
+    for piece in _split(_gaps(pieces, past, there_past, (opened, body[0])), pair, level):
         if piece[1] < past and _code_column(pair.mine, piece[0], piece[1]) is None:
             continue  # blank lines and comments between statements: nothing to parse
         member = _definition_part(pair, piece, level)
@@ -327,11 +330,32 @@ def _definition_part(pair: _Pair, gap: Gap, cuts: Sequence[int]) -> tuple[Outlin
         end = max(end, part[1]) if piece[1] == past else end
     parts.sort(key=lambda part: part.boundaries[0] if part.boundaries else 0)
     members = tuple(d for part in parts for d in part.definitions)
-    level_cuts = tuple(line - first for part in parts for line in part.boundaries)
-    moved = Definition(head.qualname, first, end, head.is_function, head.top_level, head.column, head.in_function)
-    own = ((first, column, level_cuts),) if end - first >= CUT_LINES else ()  # as a parse records it
+    level_cuts = tuple(line - start for part in parts for line in part.boundaries)
+    moved = Definition(head.qualname, start, end, head.is_function, head.top_level, head.column, head.in_function)
+    own = ((start, column, level_cuts),) if end - start >= CUT_LINES else ()  # as a parse records it
     bodies = (*own, *(b for part in parts for b in part.bodies))
-    return Outline((moved, *members), (first,), bodies), end, rest
+    return Outline((moved, *members), (start,), bodies), end, rest
+
+
+def _header(pair: _Pair, first: int, there: int, opened: int, head: Definition, column: int) -> tuple[int, int] | None:
+    """Return the lines the definition ``head`` starts on and its body starts on in the source (the gap's
+    from ``first``, the base's from ``there``, its body from ``opened``): its header alike, or parsed with
+    its body's first line alike; None when neither (or another definition or name, or more than it)."""
+    if _alike(pair.mine, pair.theirs, (first, there, opened - there)):
+        return first, first + opened - there
+    runs = pair.runs_in(opened, opened)
+    line = runs[0][0] + opened - runs[0][1] if runs else 0
+    if line <= first or pair.mine.parts[line - 1] != pair.theirs.parts[opened - 1]:
+        return None
+    tree = parse_module(pair.mine.text(first, line) + b" " * column + b"pass\n")
+    node = tree.body[0] if tree is not None and len(tree.body) == 1 else None
+    if not isinstance(node, _DEFINITIONS) or isinstance(node, ast.ClassDef) == head.is_function:
+        return None
+    if node.name != head.qualname.rsplit(".", 1)[-1] or node.col_offset != head.column:
+        return None
+    if len(node.body) != 1 or node.body[0].lineno != line - first + 1:
+        return None
+    return min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)]) + first - 1, line
 
 
 def _dedents(mine: _Lines, first: int, past: int, column: int) -> bool:
