@@ -110,7 +110,8 @@ def test_the_counted_definitions_stay_under_their_bound_in_characters(monkeypatc
 
 
 def test_a_python_files_versions_along_a_history_give_the_documents_of_each_version_made_afresh(tmp_path: Path) -> None:
-    """bm25 outlines a file from its last version outlined (``pyoutlines.py``): the same documents as parsed whole."""
+    """bm25 outlines a file from the nearest of its last versions outlined (``pyoutlines.py``): the same
+    documents as parsed whole."""
     from gitrepo import commit, init_repo
     from pytest_codesearch.agents.index import functions, pyoutlines
     from pytest_codesearch.outline import outline
@@ -130,8 +131,10 @@ def test_a_python_files_versions_along_a_history_give_the_documents_of_each_vers
     pyoutlines.forget_outlines()
     before = pyoutlines.derived[0]
     along = [functions.entity_shapes("pkg/big.py", data, 2) for data in blobs]
-    assert pyoutlines.derived[0] - before == 4  # the second to the fifth version derived; the sixth's base did not parse
-    last = pyoutlines._KEPT["pkg/big.py"][1].definitions
+    assert pyoutlines.derived[0] - before == 5  # the second to the sixth version derived (the fifth does not parse)
+    kept = pyoutlines._KEPT["pkg/big.py"]
+    assert [data for data, _ in kept] == [blobs[n] for n in (0, 1, 2, 3, 5)][-pyoutlines.KEPT_VERSIONS :]
+    last = kept[-1][1].definitions
     assert outline("pkg/big.py", blobs[-1]).definitions is last  # scoring's outline of the file is not parsed again
     afresh = []
     for data in blobs:
@@ -140,4 +143,6 @@ def test_a_python_files_versions_along_a_history_give_the_documents_of_each_vers
     assert along == afresh and along[4] == []
     assert [name for name, *_ in along[1]] == ["Big", *[f"Big.m{n}" for n in range(3)], "Big.p",
                                                 *[f"Big.m{n}" for n in range(3, 6)], "tail"]  # fmt: skip
+    nearest = pyoutlines._nearest(blobs[2].replace(b"size = 2", b"size = 3"), kept)  # derived from the third
+    assert nearest[0] == blobs[2]
     pyoutlines.forget_outlines()

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import ast
 import random
 
 import pytest
 
 from pytest_codesearch.goldset.entities import definition_spans
-from pytest_codesearch.mining.outline import Outline, Outlines, affix_hunks, derive_outline, parse_outline
+from pytest_codesearch.mining import outline as outline_module
+from pytest_codesearch.mining.outline import Outline, derive_outline, parse_outline
+from pytest_codesearch.mining.outlines import Outlines, affix_hunks
 from pytest_codesearch.mining.spans import diff_hunks
+from pytest_codesearch.outline.python import parse_module
 
 _BLOCKS = [
     ["def f{n}(x):", "    return x"],
@@ -24,6 +28,8 @@ _BLOCKS = [
     ["async def co{n}():", "    await x"],
     ["V{n} = (", "    1,", ")", "W{n} = 1; Z{n} = 2"],
     ["class K{n}(", "    Base,", "): pass"],
+    ["def long{n}(a):", "    x = 1", "    if a:", "        return x", "    def helper():", "        return 2",
+     "    class Local:", "        def m(self):", "            return 3", "", "    return helper"],
     ["# comment {n}", ""],
 ]  # fmt: skip
 _NOISE = [
@@ -45,7 +51,8 @@ def _edited(rng: random.Random, lines: list[str]) -> list[str]:
     lines = list(lines)
     for _ in range(rng.randint(1, 3)):
         at, roll = rng.randint(0, len(lines)), rng.random()
-        members = [i for i, line in enumerate(lines) if line.startswith(("    def ", "    @"))]
+        starts = ("    def ", "    @", "    x = ", "    class ")
+        members = [i for i, line in enumerate(lines) if line.startswith(starts)]
         bodies = [i for i, line in enumerate(lines) if line.startswith("        return")]
         if bodies and roll < 0.3:
             lines[rng.choice(bodies)] = rng.choice(["        return 9", "        x = (", "        pass"])
@@ -75,9 +82,14 @@ def _definitions(outline: Outline | None) -> tuple[object, ...]:
     return () if outline is None else outline.definitions
 
 
+@pytest.mark.parametrize("cut_lines", [0, 4, outline_module.CUT_LINES])
 @pytest.mark.parametrize("seed", range(4))
-def test_derived_outlines_equal_whole_parses_along_a_history(seed: int) -> None:
-    """Each version is derived from the next newer one, itself derived: as the miner walks a history."""
+def test_derived_outlines_equal_whole_parses_along_a_history(
+    seed: int, cut_lines: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each version is derived from the next newer one, itself derived: as the miner walks a history
+    (with every body cut, with those of 4 lines or more, and with the default's)."""
+    monkeypatch.setattr(outline_module, "CUT_LINES", cut_lines)
     rng = random.Random(seed)
     for _ in range(300):
         child = _text(_source(rng), rng)
@@ -89,7 +101,7 @@ def test_derived_outlines_equal_whole_parses_along_a_history(seed: int) -> None:
             assert _definitions(found) == definition_spans(parent), (parent, child)
             if found is not None:
                 whole = parse_outline(parent)
-                assert whole is not None and found.classes == whole.classes, (parent, child)
+                assert whole is not None and found.bodies == whole.bodies, (parent, child)
                 assert set(whole.boundaries) <= set(found.boundaries), (parent, child)  # and the cuts between pieces
             if found is None:
                 break  # a version that does not parse: start a new history
@@ -105,6 +117,48 @@ def test_a_class_losing_its_last_method_ends_where_its_new_last_one_does() -> No
     found = derive_outline(parent, child, outline, diff_hunks(parent, child))
     assert found is not None and found.definitions == definition_spans(parent)
     assert (found.definitions[0].start, found.definitions[0].end) == (1, 3)
+
+
+def test_a_function_added_after_a_class_is_outside_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lines the diff puts at the end of a class's body, less indented than it, are read at the top level."""
+    monkeypatch.setattr(outline_module, "CUT_LINES", 0)
+    child = b"class A:\n    def a(self):\n        return 1\n\n    def b(self):\n        return 2\n\nx = 1\n"
+    parent = child.replace(b"\nx = 1", b"\ndef f():\n    class B:\n        pass\n\nx = 1").replace(b"1\n\n", b"5\n\n")
+    outline = parse_outline(child)
+    assert outline is not None
+    parsed: list[bytes] = []
+
+    def parse(text: bytes) -> ast.Module | None:
+        parsed.append(text)
+        return parse_module(text)
+
+    monkeypatch.setattr(outline_module, "parse_module", parse)
+    found = derive_outline(parent, child, outline, diff_hunks(parent, child))
+    assert parsed == [b"class _:\n        return 5\n\n", b"def f():\n    class B:\n        pass\n\n"]
+    assert found is not None and found.definitions == definition_spans(parent)
+    assert [(d.qualname, d.start, d.end) for d in found.definitions] == [
+        ("A", 1, 6), ("A.a", 2, 3), ("A.b", 5, 6), ("f", 8, 10), ("f.B", 9, 10)
+    ]
+
+
+def test_a_changed_header_is_parsed_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A class whose decorator changed keeps its unchanged members: its header is parsed with a stub body."""
+    monkeypatch.setattr(outline_module, "CUT_LINES", 0)
+    child = b"x = 1\n\n@old\nclass A(B):\n    def a(self):\n        return 1\n\n    def b(self):\n        return 2\n"
+    parent = child.replace(b"@old\nclass A(B):", b"# new\n@new(\n    1)\nclass A(B, C):").replace(b"2\n", b"3\n")
+    outline = parse_outline(child)
+    assert outline is not None
+    parsed: list[bytes] = []
+
+    def parse(text: bytes) -> ast.Module | None:
+        parsed.append(text)
+        return parse_module(text)
+
+    monkeypatch.setattr(outline_module, "parse_module", parse)
+    found = derive_outline(parent, child, outline, diff_hunks(parent, child))
+    assert found is not None and found.definitions == definition_spans(parent)
+    assert [(d.qualname, d.start, d.end) for d in found.definitions] == [("A", 4, 11), ("A.a", 7, 8), ("A.b", 10, 11)]
+    assert parsed == [b"# new\n@new(\n    1)\nclass A(B, C):\n    pass\n", b"class _:\n        return 3\n"]
 
 
 def test_outlines_follow_each_path() -> None:

@@ -22,7 +22,7 @@ from pytest_codesearch.mining.classify import RuleSet, bot_matcher, classify_kin
 from pytest_codesearch.mining.filters import FilterConfig
 from pytest_codesearch.mining.files import CommitFiles, FileSorter
 from pytest_codesearch.mining.objects import ObjectReader
-from pytest_codesearch.mining.outline import Outlines
+from pytest_codesearch.mining.outlines import Outlines
 from pytest_codesearch.mining.sitter import TreeOutlines
 from pytest_codesearch.mining.spans import BlobDiffer, ChangedCode, changed_code
 from pytest_codesearch.mining.query import decode_message, query_from_parts, split_message, word_count

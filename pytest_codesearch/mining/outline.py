@@ -6,9 +6,13 @@ files was nearly all the cost of recording lines; 8.4 of 13.5 s on flask). So th
 pieces at *boundaries*: lines where a top-level statement starts after every earlier one has ended, plus
 the first line and the line past the end. A piece of the new version between two boundaries of the old
 one, byte for byte the same, is a run of whole statements: its definitions are the old ones, shifted. Only
-the pieces around the changes are parsed, each on its own. A top-level class (often most of a file) is cut
-the same way between its members, whose pieces are parsed inside ``class _:`` and must stand at the
-class body's column; the class's own lines are then its header's and its last statement's.
+the pieces around the changes are parsed, each on its own. A top-level class or function (often most
+of a file) is cut the same way between the statements of its body, and so are the classes and functions
+in such a body, at any depth (those of :data:`CUT_LINES` lines or more), when its header is alike or
+parses alone (with a stub body, the first line of its body alike) as the same kind and name: the pieces
+of a body are parsed inside ``class _:`` and must stand at the body's column; the definition's own
+lines are then its header's and its last statement's. Lines added after the last statement of a body,
+less indented than it (a function added after a class), are parsed at the level they stand at.
 
 That gives what parsing the whole file gives. A module is a sequence of statements, and each piece starts
 and ends where the tokenizer is clean (no open bracket, string or block): a copied piece because both its
@@ -25,13 +29,11 @@ import ast
 import codecs
 import re
 from bisect import bisect_left, bisect_right
-from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from functools import cached_property
 
 from pytest_codesearch.gcpause import paused_gc
-from pytest_codesearch.mining.affixes import common_prefix, common_suffix
 from pytest_codesearch.outline.model import Definition
 from pytest_codesearch.outline.python import member_definitions, module_definitions, parse_module
 
@@ -41,10 +43,22 @@ the line after which the other side's lines go."""
 _COOKIE = re.compile(rb"coding[:=][ \t]*([-\w.]*)")
 
 
+CUT_LINES = 12
+"""Lines past its first a class or function spans at least for its body to be cut (a smaller one is
+parsed whole)."""
+
+_DEFINITIONS = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+
 Piece = tuple[int, int, int]
 """``(line in the source, line in the base, length)``: lines alike in both."""
 Gap = tuple[int, int, int, int]
 """``(first, past)`` lines in the source, then in the base, of the lines between two copied pieces."""
+
+
+Body = tuple[int, int, tuple[int, ...]]
+"""``(first line, column, cuts)`` of a definition's body: the line the definition starts on (its first
+decorator's), the column of its body's statements, and the lines its body can be cut at (its first
+statement's, then each statement's that starts after the earlier ones end), counted from the first line."""
 
 
 @dataclass(frozen=True)
@@ -55,17 +69,25 @@ class Outline:
     """As ``definition_spans`` gives them: every function and class in source order."""
     boundaries: tuple[int, ...]
     """Sorted lines before which no statement continues (1, each clean top-level start, lines + 1)."""
-    classes: dict[int, tuple[int, tuple[int, ...]]] = field(default_factory=dict)
-    """For a top-level class by its first line: its body's column and the lines its body can be cut at
-    (its first statement's, then each statement's that starts after the earlier ones end)."""
+    bodies: tuple[Body, ...] = ()
+    """The bodies of the classes and functions that are statements of the module or of such a body (not of
+    an ``if`` or other block) and whose body starts on a later line than their header, by first line."""
 
     @cached_property
     def _starts(self) -> list[int]:
         return [definition.start for definition in self.definitions]
 
+    @cached_property
+    def _body_starts(self) -> list[int]:
+        return [body[0] for body in self.bodies]
+
     def between(self, first: int, past: int) -> tuple[Definition, ...]:
         """Return the definitions starting on lines ``first`` to ``past - 1``, in order."""
         return self.definitions[bisect_left(self._starts, first) : bisect_left(self._starts, past)]
+
+    def bodies_between(self, first: int, past: int) -> tuple[Body, ...]:
+        """Return the bodies of the definitions starting on lines ``first`` to ``past - 1``, in order."""
+        return self.bodies[bisect_left(self._body_starts, first) : bisect_left(self._body_starts, past)]
 
 
 def parse_outline(source: bytes) -> Outline | None:
@@ -74,7 +96,7 @@ def parse_outline(source: bytes) -> Outline | None:
         found = _parse_piece(source, 0)
     if found is None:
         return None
-    return Outline(found.definitions, (*found.boundaries, _Lines(source).past), found.classes)
+    return Outline(found.definitions, (*found.boundaries, _Lines(source).past), found.bodies)
 
 
 def derive_outline(source: bytes, base: bytes, outline: Outline, hunks: Sequence[Hunk]) -> Outline | None:
@@ -86,18 +108,22 @@ def derive_outline(source: bytes, base: bytes, outline: Outline, hunks: Sequence
     if not (sliceable(source) and sliceable(base)):
         return parse_outline(source)
     mine, theirs = _Lines(source), _Lines(base)
-    runs = list(_equal_runs(hunks, mine.past, theirs.past))
-    pieces = [p for p in _copied_pieces(runs, outline.boundaries) if _alike(mine, theirs, p)]
-    parts = [_copied(outline, piece) for piece in pieces]
-    plain = b"\t" not in source and b"\f" not in source  # columns are indentation: class bodies can be cut
+    pair = _Pair(mine, theirs, outline, list(_equal_runs(hunks, mine.past, theirs.past)))
+    pieces = [p for p in _copied_pieces(pair.runs, outline.boundaries) if _alike(pair.mine, pair.theirs, p)]
+    parts = [_copied(outline, outline.boundaries, piece) for piece in pieces]
+    plain = b"\t" not in source and b"\f" not in source  # columns are indentation: bodies can be cut
     with paused_gc():
-        for gap in _split(_gaps(pieces, mine.past, theirs.past), runs, outline.boundaries):
-            part = _class_part(mine, theirs, outline, runs, gap) if plain else None
-            part = part or _parse_piece(mine.text(gap[0], gap[1]), gap[0] - 1)
-            if part is None:
+        for gap in _split(_gaps(pieces, pair.mine.past, pair.theirs.past), pair, outline.boundaries):
+            found = _definition_part(pair, gap, outline.boundaries) if plain else None
+            rest = gap[0] if found is None else found[2]
+            if found is not None:  # and the gap's first line, a clean cut (blank lines and comments may lead)
+                parts += [found[0]] if found[0].boundaries[0] == gap[0] else [Outline((), (gap[0],)), found[0]]
+            part = None if rest == gap[1] else _parse_piece(pair.mine.text(rest, gap[1]), rest - 1)
+            if part is None and rest < gap[1]:
                 return parse_outline(source)
-            parts.append(part)
-    return _joined(parts, mine.past)
+            if part is not None:
+                parts.append(part)
+    return _joined(parts, pair.mine.past)
 
 
 def sliceable(source: bytes) -> bool:
@@ -190,14 +216,14 @@ def _gaps(pieces: Sequence[Piece], mine: int, theirs: int, first: tuple[int, int
         yield line, mine, there, theirs
 
 
-def _split(gaps: Iterator[Gap], runs: Sequence[Piece], cuts: Sequence[int]) -> Iterator[Gap]:
+def _split(gaps: Iterator[Gap], pair: _Pair, cuts: Sequence[int]) -> Iterator[Gap]:
     """Yield the gaps cut further at each base cut that falls on a line left alike, one statement each.
 
     The lines there may not be a clean cut in the source (a string opened in a change above): then a
     piece does not parse alone, and the whole file is parsed.
     """
     for first, past, there, there_past in gaps:
-        for mine, theirs, length in runs:
+        for mine, theirs, length in pair.runs_in(there, there_past):
             low = max(theirs, there + 1, theirs + first + 1 - mine)
             high = min(theirs + length, there_past, theirs + past - mine)
             for cut in cuts[bisect_left(cuts, low) : bisect_left(cuts, high)]:
@@ -206,16 +232,35 @@ def _split(gaps: Iterator[Gap], runs: Sequence[Piece], cuts: Sequence[int]) -> I
         yield first, past, there, there_past
 
 
-def _copied(outline: Outline, piece: Piece) -> Outline:
-    """Return the part of the outline ``piece`` copies, in the source's lines."""
+@dataclass(frozen=True)
+class _Pair:
+    """The source and the base, the base's outline, and the runs of lines the hunks leave alike."""
+
+    mine: _Lines
+    theirs: _Lines
+    outline: Outline
+    runs: list[Piece]
+
+    @cached_property
+    def _run_starts(self) -> list[int]:
+        return [theirs for _, theirs, _ in self.runs]
+
+    @cached_property
+    def _run_ends(self) -> list[int]:
+        return [theirs + length for _, theirs, length in self.runs]
+
+    def runs_in(self, first: int, past: int) -> list[Piece]:
+        """Return the runs holding a line of the base's lines ``first`` to ``past`` (both included)."""
+        return self.runs[bisect_right(self._run_ends, first) : bisect_right(self._run_starts, past)]
+
+
+def _copied(outline: Outline, cuts: Sequence[int], piece: Piece) -> Outline:
+    """Return the part of the outline ``piece`` copies, with the ``cuts`` inside it, in the source's lines."""
     mine, theirs, length = piece
     shift = mine - theirs
-    chosen = outline.between(theirs, theirs + length)
-    lines = outline.boundaries
-    cuts = lines[bisect_left(lines, theirs) : bisect_left(lines, theirs + length)]
-    classes = {line + shift: (col, tuple(c + shift for c in body)) for line, (col, body) in outline.classes.items()
-               if theirs <= line < theirs + length}  # fmt: skip
-    return Outline(_shifted(chosen, shift), tuple(cut + shift for cut in cuts), classes)
+    inside = cuts[bisect_left(cuts, theirs) : bisect_left(cuts, theirs + length)]
+    bodies = tuple((line + shift, column, cut) for line, column, cut in outline.bodies_between(theirs, theirs + length))
+    return Outline(_shifted(outline.between(theirs, theirs + length), shift), tuple(c + shift for c in inside), bodies)
 
 
 def _parse_piece(text: bytes, shift: int) -> Outline | None:
@@ -223,51 +268,125 @@ def _parse_piece(text: bytes, shift: int) -> Outline | None:
     tree = parse_module(text)
     if tree is None:
         return None
-    classes = {}
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef) and (cuts := tuple(_starts(node.body, shift))):
+    bodies: list[Body] = []
+    _bodies(tree.body, shift, bodies)
+    return Outline(_shifted(module_definitions(tree), shift), (shift + 1, *_starts(tree.body, shift)), tuple(bodies))
+
+
+def _bodies(body: list[ast.stmt], shift: int, found: list[Body]) -> None:
+    """Add the body of each class and function of ``body`` and of their bodies to ``found``, in order
+    (those of :data:`CUT_LINES` lines or more whose body starts on a later line than their header)."""
+    for node in body:
+        if isinstance(node, _DEFINITIONS) and node.body[0].lineno > node.lineno:
             first = min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)])
-            if node.body[0].col_offset > 0 and cuts[0] > node.lineno + shift:
-                classes[first + shift] = (node.body[0].col_offset, cuts)
-    return Outline(_shifted(module_definitions(tree), shift), (shift + 1, *_starts(tree.body, shift)), classes)
+            if (node.end_lineno or 0) - first < CUT_LINES:
+                continue
+            found.append((first + shift, node.body[0].col_offset, tuple(_starts(node.body, -first))))
+            _bodies(node.body, shift, found)
 
 
-def _class_part(mine: _Lines, theirs: _Lines, outline: Outline, runs: Sequence[Piece], gap: Gap) -> Outline | None:
-    """Return the outline of a gap that is one top-level class in the base, cut inside its body; None if it
-    is not, or a piece of its body does not parse alone (inside ``class _:``, at the same column)."""
+def _definition_part(pair: _Pair, gap: Gap, cuts: Sequence[int]) -> tuple[Outline, int, int] | None:
+    """Return the outline of a gap that is one class or function in the base (alone between two ``cuts``),
+    cut inside its body, the line its last statement ends on and the line past the gap's lines it holds
+    (lines added after its body, less indented, are left out); None if it is not, its header changed, or
+    a piece of its body does not parse alone (inside ``class _:``, at the same column)."""
     first, past, there, there_past = gap
-    found = outline.classes.get(there)
-    if found is None or bisect_left(outline.boundaries, there + 1) >= len(outline.boundaries):
+    found = pair.outline.bodies_between(there, there + 1)
+    index = bisect_right(cuts, there)
+    if not found or index >= len(cuts) or cuts[index] != there_past:
         return None
-    if outline.boundaries[bisect_left(outline.boundaries, there + 1)] != there_past:
+    _, column, offsets = found[0]
+    body = tuple(there + offset for offset in offsets)
+    head = pair.outline.between(there, there + 1)[0]  # the definition: its members start on later lines
+    header = _header(pair, first, there, body[0], head, column)
+    if header is None or header[1] >= past:
         return None
-    column, cuts = found
-    header = cuts[0] - there
-    if not _alike(mine, theirs, (first, there, header)) or first + header >= past:
-        return None
-    pieces = [p for p in _copied_pieces(runs, (*cuts, there_past)) if _alike(mine, theirs, p)]
-    pieces = [p for p in pieces if first + header <= p[0] and p[0] + p[2] <= past]
-    head = outline.between(there, there + 1)[0]  # the class: its members start on later lines
+    start, opened = header
+    level = (*body, there_past)
+    pieces = [p for p in _copied_pieces(pair.runs_in(there, there_past), level) if _alike(pair.mine, pair.theirs, p)]
+    pieces = [p for p in pieces if opened <= p[0] and p[0] + p[2] <= past]
     if pieces and pieces[-1][0] + pieces[-1][2] == past and pieces[-1][1] + pieces[-1][2] != there_past:
-        pieces[-1:] = _without_last_statement(pieces[-1], cuts)  # where that statement ends is not known
-    parts = [_copied_members(outline, head, piece) for piece in pieces]
-    end = 0
-    if pieces and pieces[-1][0] + pieces[-1][2] == past:  # the class ends with the base's last statement
-        end = head.end + past - there_past
-    for line, line_past, _, _ in _gaps(pieces, past, there_past, (first + header, cuts[0])):
-        tree = parse_module(b"class _:\n" + mine.text(line, line_past))
-        body = _wrapped_body(tree, column)
-        if body is None:
+        pieces[-1:] = _without_last_statement(pieces[-1], body)  # where that statement ends is not known
+    rest = past
+    copied_past = pieces[-1][0] + pieces[-1][2] if pieces else 0
+    if pieces and pieces[-1][1] + pieces[-1][2] == there_past and _dedents(pair.mine, copied_past, past, column):
+        rest = past = copied_past  # the body ends with the base's: the lines after it are outside
+    parts = [_copied(pair.outline, body, piece) for piece in pieces]
+    end = head.end + past - there_past if pieces and pieces[-1][0] + pieces[-1][2] == past else 0
+    prefix, in_function = head.qualname + ".", head.in_function or head.is_function
+    for piece in _split(_gaps(pieces, past, there_past, (opened, body[0])), pair, level):
+        if piece[1] < past and _code_column(pair.mine, piece[0], piece[1]) is None:
+            continue  # blank lines and comments between statements: nothing to parse
+        member = _definition_part(pair, piece, level)
+        after = piece[0] if member is None else member[2]  # lines after the member's end are in this body
+        part = member[:2] if member is not None else None
+        if after < piece[1]:
+            if part is not None:
+                parts.append(part[0])
+            part = _member_part(pair.mine, (after, *piece[1:]), column, prefix, in_function)
+        if part is None:
             return None
-        shift = line - 2
-        definitions = _shifted(member_definitions(body, head.qualname + "."), shift)
-        parts.append(Outline(definitions, tuple(_starts(body, shift))))
-        end = max(end, (body[-1].end_lineno or body[-1].lineno) + shift) if line_past == past else end
+        parts.append(part[0])
+        end = max(end, part[1]) if piece[1] == past else end
     parts.sort(key=lambda part: part.boundaries[0] if part.boundaries else 0)
     members = tuple(d for part in parts for d in part.definitions)
-    cut_lines = tuple(line for part in parts for line in part.boundaries)
-    moved = Definition(head.qualname, first, end, head.is_function, head.top_level, head.column, head.in_function)
-    return Outline((moved, *members), (first,), {first: (column, cut_lines)})
+    level_cuts = tuple(line - start for part in parts for line in part.boundaries)
+    moved = Definition(head.qualname, start, end, head.is_function, head.top_level, head.column, head.in_function)
+    own = ((start, column, level_cuts),) if end - start >= CUT_LINES else ()  # as a parse records it
+    bodies = (*own, *(b for part in parts for b in part.bodies))
+    return Outline((moved, *members), (start,), bodies), end, rest
+
+
+def _header(pair: _Pair, first: int, there: int, opened: int, head: Definition, column: int) -> tuple[int, int] | None:
+    """Return the lines the definition ``head`` starts on and its body starts on in the source (the gap's
+    from ``first``, the base's from ``there``, its body from ``opened``): its header alike, or parsed with
+    its body's first line alike; None when neither (or another definition or name, or more than it)."""
+    if _alike(pair.mine, pair.theirs, (first, there, opened - there)):
+        return first, first + opened - there
+    runs = pair.runs_in(opened, opened)
+    line = runs[0][0] + opened - runs[0][1] if runs else 0
+    if line <= first or pair.mine.parts[line - 1] != pair.theirs.parts[opened - 1]:
+        return None
+    tree = parse_module(pair.mine.text(first, line) + b" " * column + b"pass\n")
+    node = tree.body[0] if tree is not None and len(tree.body) == 1 else None
+    if not isinstance(node, _DEFINITIONS) or isinstance(node, ast.ClassDef) == head.is_function:
+        return None
+    if node.name != head.qualname.rsplit(".", 1)[-1] or node.col_offset != head.column:
+        return None
+    if len(node.body) != 1 or node.body[0].lineno != line - first + 1:
+        return None
+    return min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)]) + first - 1, line
+
+
+def _dedents(mine: _Lines, first: int, past: int, column: int) -> bool:
+    """Return whether the first line of ``first`` to ``past - 1`` that holds code is less indented than
+    ``column``: a body at that column ends before it (``first`` is a clean cut)."""
+    found = _code_column(mine, first, past)
+    return found is not None and found < column
+
+
+def _code_column(mine: _Lines, first: int, past: int) -> int | None:
+    """Return the indentation of the first line of ``first`` to ``past - 1`` that holds code (not blank,
+    not a comment); None if there is none."""
+    for line in mine.parts[first - 1 : past - 1]:
+        code = line.lstrip(b" ")
+        if code.strip() and not code.startswith(b"#"):
+            return len(line) - len(code)
+    return None
+
+
+def _member_part(mine: _Lines, gap: Gap, column: int, prefix: str, in_function: bool) -> tuple[Outline, int] | None:
+    """Return the outline of the body statements ``gap`` holds, parsed inside ``class _:``, and the line
+    the last ends on; None if they do not parse so or do not stand at ``column``."""
+    body = _wrapped_body(parse_module(b"class _:\n" + mine.text(gap[0], gap[1])), column)
+    if body is None:
+        return None
+    shift = gap[0] - 2
+    bodies: list[Body] = []
+    _bodies(body, shift, bodies)
+    definitions = _shifted(member_definitions(body, prefix, in_function), shift)
+    last = (body[-1].end_lineno or body[-1].lineno) + shift
+    return Outline(definitions, tuple(_starts(body, shift)), tuple(bodies)), last
 
 
 def _without_last_statement(piece: Piece, cuts: Sequence[int]) -> list[Piece]:
@@ -285,15 +404,6 @@ def _wrapped_body(tree: ast.Module | None, column: int) -> list[ast.stmt] | None
     return body if body[0].col_offset == column else None
 
 
-def _copied_members(outline: Outline, head: Definition, piece: Piece) -> Outline:
-    """Return the members of the class ``head`` that ``piece`` copies, and its cuts."""
-    mine, theirs, length = piece
-    chosen = outline.between(theirs, theirs + length)  # inside the class's lines: its members
-    body = outline.classes[head.start][1]
-    cuts = body[bisect_left(body, theirs) : bisect_left(body, theirs + length)]
-    return Outline(_shifted(chosen, mine - theirs), tuple(c + mine - theirs for c in cuts))
-
-
 def _shifted(definitions: Sequence[Definition], shift: int) -> tuple[Definition, ...]:
     if not shift:
         return tuple(definitions)
@@ -308,63 +418,5 @@ def _joined(parts: list[Outline], lines_past: int) -> Outline:
     parts.sort(key=lambda part: part.boundaries[0])
     definitions = tuple(d for part in parts for d in part.definitions)
     boundaries = tuple(line for part in parts for line in part.boundaries)
-    classes = {line: body for part in parts for line, body in part.classes.items()}
-    return Outline(definitions, (*boundaries, lines_past), classes)
-
-
-def affix_hunks(source: bytes, base: bytes) -> list[Hunk]:
-    """Return one hunk from ``source`` to ``base``: the lines between those both start and end with."""
-    start = source.rfind(b"\n", 0, common_prefix(source, base)) + 1  # the first line that differs, in both
-    shared = common_suffix(source, base, min(len(source), len(base)) - start)
-    tail = 0 if shared == len(source) else source.find(b"\n", len(source) - shared - 1) + 1 or len(source)
-    same_end = _count_lines(source[tail:])
-    same_start = source.count(b"\n", 0, start)
-    old = _count_lines(source) - same_start - same_end
-    new = _count_lines(base) - same_start - same_end
-    if min(old, new) < 0:
-        return [(1, _count_lines(source), 1, _count_lines(base))]
-    return [(same_start + bool(old), old, same_start + bool(new), new)]
-
-
-def _count_lines(data: bytes) -> int:
-    return data.count(b"\n") + (bool(data) and not data.endswith(b"\n"))
-
-
-class Outlines:
-    """Keeps the last outline found for each path, within a budget of definitions, to derive the next one.
-
-    ``read`` returns a blob's content by id; ``diff`` the hunks from one blob to another, by id.
-    """
-
-    def __init__(
-        self, read: Callable[[bytes], bytes], diff: Callable[[bytes, bytes], Sequence[Hunk]], budget: int = 200_000
-    ) -> None:
-        self._read = read
-        self._diff = diff
-        self._budget = budget
-        self._held = 0
-        self._by_path: OrderedDict[str, tuple[bytes, Outline]] = OrderedDict()
-
-    def outline(self, path: str, source_id: bytes, new_id: bytes | None, hunks: Sequence[Hunk]) -> Outline | None:
-        """Return the outline of blob ``source_id`` (the file at ``path``), ``hunks`` away from its child ``new_id``.
-
-        Derived from the outline kept for ``path`` when there is one (through ``hunks`` when that is the
-        child's, else through ``diff(source_id, kept version's id)``), else parsed whole; kept for the next call.
-        """
-        source = self._read(source_id)
-        kept = self._by_path.pop(path, None)
-        self._held -= 0 if kept is None else len(kept[1].definitions)
-        if kept is None or not sliceable(source):
-            found = parse_outline(source)
-        else:
-            base = self._read(kept[0])
-            found = derive_outline(source, base, kept[1], hunks if kept[0] == new_id else self._diff(source_id, kept[0]))
-        if found is not None and sliceable(source):
-            self._keep(path, source_id, found)
-        return found
-
-    def _keep(self, path: str, blob: bytes, outline: Outline) -> None:
-        self._by_path[path] = (blob, outline)
-        self._held += len(outline.definitions)
-        while self._held > self._budget:
-            self._held -= len(self._by_path.popitem(last=False)[1][1].definitions)
+    bodies = tuple(body for part in parts for body in part.bodies)
+    return Outline(definitions, (*boundaries, lines_past), bodies)

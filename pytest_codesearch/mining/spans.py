@@ -25,7 +25,8 @@ from pytest_codesearch.goldset.truth import PYTHON_SUFFIXES
 from pytest_codesearch.outline import language_of, outline
 from pytest_codesearch.mining.affixes import common_prefix, common_suffix
 from pytest_codesearch.mining.files import ScoredFile
-from pytest_codesearch.mining.outline import Hunk, Outlines
+from pytest_codesearch.mining.outline import Hunk
+from pytest_codesearch.mining.outlines import Outlines
 from pytest_codesearch.mining.sitter import TreeOutlines
 
 _FLAGS = pygit2.enums.DiffOption.INDENT_HEURISTIC

@@ -52,11 +52,12 @@ def module_definitions(tree: ast.Module) -> tuple[Definition, ...]:
     return tuple(found)
 
 
-def member_definitions(body: list[ast.stmt], prefix: str) -> tuple[Definition, ...]:
-    """Return the functions and classes in a class body as ``module_definitions`` names them (``prefix``:
-    the class's qualified name and a dot), for a top-level class."""
+def member_definitions(body: list[ast.stmt], prefix: str, in_function: bool = False) -> tuple[Definition, ...]:
+    """Return the functions and classes in a definition's body as ``module_definitions`` names them
+    (``prefix``: the definition's qualified name and a dot; ``in_function``: whether the body is a
+    function's or lies inside one)."""
     found: list[Definition] = []
-    _definitions(body, prefix, False, found)
+    _definitions(body, prefix, in_function, found)
     return tuple(found)
 
 
