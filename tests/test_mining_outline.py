@@ -119,13 +119,8 @@ def test_a_class_losing_its_last_method_ends_where_its_new_last_one_does() -> No
     assert (found.definitions[0].start, found.definitions[0].end) == (1, 3)
 
 
-def test_a_function_added_after_a_class_is_outside_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Lines the diff puts at the end of a class's body, less indented than it, are read at the top level."""
-    monkeypatch.setattr(outline_module, "CUT_LINES", 0)
-    child = b"class A:\n    def a(self):\n        return 1\n\n    def b(self):\n        return 2\n\nx = 1\n"
-    parent = child.replace(b"\nx = 1", b"\ndef f():\n    class B:\n        pass\n\nx = 1").replace(b"1\n\n", b"5\n\n")
-    outline = parse_outline(child)
-    assert outline is not None
+def _recorded_parses(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
+    """Return the list every text the derivation parses from now on is appended to."""
     parsed: list[bytes] = []
 
     def parse(text: bytes) -> ast.Module | None:
@@ -133,6 +128,17 @@ def test_a_function_added_after_a_class_is_outside_it(monkeypatch: pytest.Monkey
         return parse_module(text)
 
     monkeypatch.setattr(outline_module, "parse_module", parse)
+    return parsed
+
+
+def test_a_function_added_after_a_class_is_outside_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lines the diff puts at the end of a class's body, less indented than it, are read at the top level."""
+    monkeypatch.setattr(outline_module, "CUT_LINES", 0)
+    child = b"class A:\n    def a(self):\n        return 1\n\n    def b(self):\n        return 2\n\nx = 1\n"
+    parent = child.replace(b"\nx = 1", b"\ndef f():\n    class B:\n        pass\n\nx = 1").replace(b"1\n\n", b"5\n\n")
+    outline = parse_outline(child)
+    assert outline is not None
+    parsed = _recorded_parses(monkeypatch)
     found = derive_outline(parent, child, outline, diff_hunks(parent, child))
     assert parsed == [b"class _:\n        return 5\n\n", b"def f():\n    class B:\n        pass\n\n"]
     assert found is not None and found.definitions == definition_spans(parent)
@@ -148,13 +154,7 @@ def test_a_changed_header_is_parsed_alone(monkeypatch: pytest.MonkeyPatch) -> No
     parent = child.replace(b"@old\nclass A(B):", b"# new\n@new(\n    1)\nclass A(B, C):").replace(b"2\n", b"3\n")
     outline = parse_outline(child)
     assert outline is not None
-    parsed: list[bytes] = []
-
-    def parse(text: bytes) -> ast.Module | None:
-        parsed.append(text)
-        return parse_module(text)
-
-    monkeypatch.setattr(outline_module, "parse_module", parse)
+    parsed = _recorded_parses(monkeypatch)
     found = derive_outline(parent, child, outline, diff_hunks(parent, child))
     assert found is not None and found.definitions == definition_spans(parent)
     assert [(d.qualname, d.start, d.end) for d in found.definitions] == [("A", 4, 11), ("A.a", 7, 8), ("A.b", 10, 11)]
