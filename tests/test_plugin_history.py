@@ -217,10 +217,12 @@ def test_compare_is_scoped_to_shared_gold_sets_and_lists_rank_changes(
     pytester.makeconftest(SWITCHING_CONFTEST)
     (pytester.path / "other.jsonl").write_text(json.dumps(
         {"id": "o1", "query": "create the app", "ground_truth_files": ["src/app.py"], "repo": "repo"}) + "\n")
-    pytester.runpytest("--codesearch-agent=switching", "cases.jsonl", "other.jsonl").assert_outcomes(passed=4)
+    # the interval below is the bootstrap's of one seed: 53 of 2,000 seeds draw another
+    seed = "--codesearch-seed=1"
+    pytester.runpytest("--codesearch-agent=switching", seed, "cases.jsonl", "other.jsonl").assert_outcomes(passed=4)
     monkeypatch.setenv("ANSWER_BADLY", "1")
-    pytester.runpytest("--codesearch-agent=switching", "cases.jsonl").assert_outcomes(passed=3)
-    pytester.runpytest("--codesearch-agent=switching", "other.jsonl").assert_outcomes(passed=1)
+    pytester.runpytest("--codesearch-agent=switching", seed, "cases.jsonl").assert_outcomes(passed=3)
+    pytester.runpytest("--codesearch-agent=switching", seed, "other.jsonl").assert_outcomes(passed=1)
     result = pytester.runpytest("--codesearch-compare", "previous:cases", "latest:cases")
     assert result.ret == 0
     result.stdout.fnmatch_lines([
