@@ -32,7 +32,6 @@ then::
 from __future__ import annotations
 
 import argparse
-import configparser
 import gc
 import statistics
 import time
@@ -40,6 +39,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pygit2
+from bench_tokenise import git_dirs
 
 from pytest_codesearch.agents.index import pyoutlines
 from pytest_codesearch.mining import outline as mined
@@ -52,10 +52,7 @@ Outlined = tuple[Definition, ...] | None
 
 def read_trace(trace: Path, ini: Path) -> list[Stream]:
     """Return the Python versions of the trace, worker by worker, in order (blobs read from the mirrors)."""
-    parser = configparser.ConfigParser()
-    parser.read(ini)
-    lines = parser.get("pytest", "codesearch_repo_map", fallback="").split("\n")
-    repos = [pygit2.Repository(line.split("=", 1)[1].strip()) for line in lines if "=" in line]
+    repos = [pygit2.Repository(folder) for folder in git_dirs(ini)]
     streams: dict[str, Stream] = {}
     for line in trace.read_text().splitlines():
         worker, blob, path = line.split(" ", 2)

@@ -23,8 +23,8 @@ snapshot's blobs.
 from __future__ import annotations
 
 import argparse
+import configparser
 import os
-import re
 import statistics
 import subprocess
 import sys
@@ -36,6 +36,8 @@ from pathlib import Path
 from typing import Any
 
 import pygit2
+
+from pytest_codesearch.settings.types import Origin, RepoMap
 
 MODULES = ("tokenize", "wordtable", "tokencache")
 """The modules replayed (``pytest_codesearch/agents/index/``), each importing the ones before it."""
@@ -155,7 +157,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--baseline", default="main")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args(argv)
-    folders = [found for name in args.repos for found in _git_dirs(Path(name))]
+    folders = [found for name in args.repos for found in git_dirs(Path(name))]
     workers = read_log(args.log, [pygit2.Repository(folder) for folder in folders])
     counted = [data for steps in workers for kind, _, _, data in steps if kind == "T"]
     print(f"{len(workers)} workers, {len(counted)} blobs counted, {sum(map(len, counted)) / 1e6:.1f} MB")
@@ -180,11 +182,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     print("\n".join(found[:10]) if found else "identical: vocabularies, term ids and counts of every blob")
 
 
-def _git_dirs(path: Path) -> list[str]:
-    """Return the git directories ``path`` names: itself, or the mirrors of a ``pytest.ini``'s repo map."""
-    if path.is_file():
-        return re.findall(r"^[ \t]+[^\s=]+=(\S+)[ \t]*$", path.read_text(), re.MULTILINE)
-    return [str(path)]
+def git_dirs(path: Path) -> list[str]:
+    """Return the git directories ``path`` names: itself, or the mirrors of a ``pytest.ini``'s
+    ``codesearch_repo_map``, read as the plugin reads it (``settings.types.RepoMap``)."""
+    if not path.is_file():
+        return [str(path)]
+    ini = configparser.ConfigParser()
+    ini.read(path)
+    raw = ini.get("pytest", "codesearch_repo_map", fallback="")
+    return [str(folder) for _, folder in RepoMap().parse(raw, Origin(str(path), path.parent))]
 
 
 if __name__ == "__main__":
