@@ -10,7 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from pytest_codesearch.atomic import atomic_file, creation_mode, current_umask, write_atomic, write_cache_file
+from pytest_codesearch.atomic import (
+    _copy_range,
+    atomic_file,
+    creation_mode,
+    current_umask,
+    splice_atomic,
+    write_atomic,
+    write_cache_file,
+)
 from pytest_codesearch.goldset.model import GoldSetMetadata, TestCase
 from pytest_codesearch.goldset.writer import (
     case_fields_line,
@@ -151,3 +159,38 @@ def test_a_cache_file_is_replaced_whole_its_folders_made_and_no_scratch_left(tmp
     with pytest.raises(OSError):
         write_cache_file(blocked, b"data")
     assert sorted(os.listdir(tmp_path)) == ["o1-abc", "taken"]  # the scratch file is gone
+
+
+def test_splice_replaces_one_span_keeps_every_other_byte_and_leaves_no_scratch(tmp_path: Path, umask: int) -> None:
+    path = tmp_path / "results.json"
+    content = bytes(range(256)) * 5000  # 1.28 MB: several copies of the kernel's
+    path.write_bytes(content)
+    os.chmod(path, 0o600)
+    splice_atomic(path, 1000, 1010, b"marked")
+    assert path.read_bytes() == content[:1000] + b"marked" + content[1010:]
+    assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~umask  # a new file, with the mode open() gives
+    splice_atomic(path, 0, 0, b"{")
+    splice_atomic(path, path.stat().st_size, path.stat().st_size, b"}")
+    assert path.read_bytes() == b"{" + content[:1000] + b"marked" + content[1010:] + b"}"
+    assert [p.name for p in tmp_path.iterdir()] == ["results.json"]
+
+
+def test_splice_out_of_the_file_raises_and_keeps_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "results.json"
+    path.write_bytes(b"0123456789")
+    with pytest.raises(ValueError, match="bytes 8 to 12 are not in"):
+        splice_atomic(path, 8, 12, b"x")
+    assert path.read_bytes() == b"0123456789"
+    assert [p.name for p in tmp_path.iterdir()] == ["results.json"]
+
+
+def test_a_range_is_copied_where_the_kernel_cannot_copy_it(tmp_path: Path) -> None:
+    source = tmp_path / "source"
+    source.write_bytes(b"abcdefghij" * 300_000)
+    read, write = os.pipe()  # copy_file_range refuses a pipe: the bytes go through read and write
+    os.set_blocking(read, False)
+    with open(source, "rb") as stream:
+        _copy_range(stream.fileno(), write, 5, 20)
+    os.close(write)
+    assert os.read(read, 100) == b"fghijabcdefghijabcde"
+    os.close(read)
