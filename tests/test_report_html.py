@@ -16,6 +16,7 @@ from report_cases import AGENTS, HOSTILE_QUERIES, make_report, priced
 from pytest_codesearch.report.aggregate import build_run_report
 from pytest_codesearch.report.render.formats import ReportFormat
 from pytest_codesearch.report.render.formats import write_reports
+from pytest_codesearch.report.render import html as html_module
 from pytest_codesearch.report.render.html import render_html
 from pytest_codesearch.report.render.html_cases import case_json, script_safe_json
 from pytest_codesearch.report.render.markdown import render_markdown
@@ -387,3 +388,22 @@ def test_the_comparison_section_marks_better_and_worse_by_each_metric_direction(
     ]
     page = render_html(make_report(4), comparisons=[comparison])
     assert '<td class="better">+0.100</td>' in page and '<td class="worse">+1.500</td>' in page
+
+
+
+def test_compiled_templates_kept_between_runs_give_the_same_page_and_a_broken_one_is_compiled_again(
+    tmp_path: Path, report: RunReport, page: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(html_module, "_compiled_templates", lambda: html_module._CompiledTemplates(str(tmp_path)))
+    try:
+        html_module._environment.cache_clear()  # each clear: a new run, nothing compiled in memory
+        assert render_html(report) == page
+        kept = list(tmp_path.iterdir())
+        assert len(kept) == 1  # the page's template, compiled once
+        html_module._environment.cache_clear()
+        assert render_html(report) == page
+        kept[0].write_bytes(kept[0].read_bytes()[:40])  # cut short, as a crash while writing it could leave it
+        html_module._environment.cache_clear()
+        assert render_html(report) == page
+    finally:
+        html_module._environment.cache_clear()

@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import jinja2
+from jinja2.bccache import Bucket
 from markupsafe import Markup
 
 from pytest_codesearch.report import headline_metrics
@@ -118,14 +119,44 @@ def _render(report: RunReport, headline: Sequence[str] | None, comparisons: Sequ
 
 @lru_cache(maxsize=1)
 def _environment() -> jinja2.Environment:
-    """Return the jinja2 environment of the templates, autoescape on (PITFALLS 29)."""
+    """Return the jinja2 environment of the templates, autoescape on (PITFALLS 29).
+
+    Compiled templates are kept between runs in jinja2's own per-user folder of the temporary directory
+    (``_CompiledTemplates``): compiling the page's template cost about 25 ms of every run's end.
+    """
     return jinja2.Environment(
         loader=jinja2.PackageLoader("pytest_codesearch", "report/render/templates"),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        bytecode_cache=_compiled_templates(),
     )
+
+
+class _CompiledTemplates(jinja2.FileSystemBytecodeCache):
+    """jinja2's cache of compiled templates in files, for which a file that cannot be read or written is
+    only a template compiled again (a full disk, a file cut short by a crash)."""
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        try:
+            super().load_bytecode(bucket)
+        except Exception:  # pickle and marshal raise many kinds of error for a file cut short
+            bucket.reset()
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        try:
+            super().dump_bytecode(bucket)
+        except OSError:
+            pass
+
+
+def _compiled_templates() -> jinja2.BytecodeCache | None:
+    """Return the cache of compiled templates; None when jinja2 finds no private folder to keep it in."""
+    try:
+        return _CompiledTemplates()
+    except (OSError, RuntimeError):
+        return None
 
 
 def _asset(name: str) -> Markup:
