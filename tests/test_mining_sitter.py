@@ -102,15 +102,19 @@ def test_a_change_inside_one_c_function_is_outlined_from_its_region_alone() -> N
     assert (kept.blob, kept.version, kept.edits) == (b"c", b"p", ((20, 1, 20, 1),))
 
 
-def _parent_outlined_after(parent: bytes, child: bytes) -> tuple[TreeOutlines, tuple[Definition, ...], tuple[tuple[int, int], ...]]:
+def _parent_outlined_after(
+    parent: bytes, child: bytes, path: str = "x.c"
+) -> tuple[TreeOutlines, tuple[Definition, ...], tuple[tuple[int, int], ...]]:
     """Outline ``child`` whole, then ``parent`` from it as the miner does; return the outlines, the parent's
     definitions and the old-side spans of the change."""
     blobs = {b"p": parent, b"c": child}
     trees = TreeOutlines(blobs.__getitem__, lambda a, b: diff_hunks(blobs[a], blobs[b]))
-    trees.definitions("x.c", "c", (b"c", None), [], [(1, 1)])
+    language = language_of(path)
+    assert language is not None
+    trees.definitions(path, language, (b"c", None), [], [(1, 1)])
     hunks = diff_hunks(parent, child)
     spans = old_side(parent, hunks)
-    return trees, trees.definitions("x.c", "c", (b"p", b"c"), hunks, spans), spans
+    return trees, trees.definitions(path, language, (b"p", b"c"), hunks, spans), spans
 
 
 def test_a_region_that_does_not_parse_is_not_trusted() -> None:
@@ -133,6 +137,24 @@ def test_a_region_whose_frame_does_not_come_back_falls_back_to_the_whole_file() 
     assert entities_in_spans("x.c", found, spans) == entities_in_spans("x.c", outline("x.c", parent).definitions, spans)
     assert [d.qualname for d in found] == ["f4"] and found[0].end > 30  # to the end of the file
     assert trees._by_path["x.c"].blob == b"p"
+
+
+def test_a_region_whose_parse_is_an_error_root_is_not_trusted() -> None:
+    """A parent that opens a Rust function it never closes (``fn inner() -> u32 {``) before an ``impl``: the
+    region's own parse comes back as an error root holding the frame whole beside fragments, but the whole
+    file's ``inner`` swallows the ``impl``. The region is not trusted; the whole parse names ``inner``."""
+    child = (
+        b"pub struct Cart {\n    n: u32,\n}\n\nimpl Cart {\n    pub fn add(&mut self, item: u32) -> u32 {\n"
+        b"        keep(item)\n    }\n    }\n    }\n    }\n        fn inner() -> u32 {\n\n"
+        b"    pub fn total(&self) -> u32 {\n        4\n    }\n    }\n"
+        + b"".join(b"\nfn f%d() -> u32 {\n    %d\n}\n" % (n, n) for n in range(6))
+    )  # from a random history: braces astray after the impl (the child keeps no tree), the region under half
+    parent = child.replace(b"}\n\nimpl", b"}\n        fn inner() -> u32 {\n\nimpl")
+    trees, found, spans = _parent_outlined_after(parent, child, "cart.rs")
+    whole = outline("cart.rs", parent).definitions
+    assert entities_in_spans("cart.rs", found, spans) == entities_in_spans("cart.rs", whole, spans)
+    assert [d.qualname for d in found if d.start == 4] == ["inner"]
+    assert trees._by_path["cart.rs"].blob == b"p"  # parsed whole
 
 
 def test_composed_hunks_map_the_first_version_onto_the_third() -> None:
@@ -285,3 +307,60 @@ def test_reparsed_c_outlines_with_macro_errors_find_what_whole_outlines_find(see
             found = trees.definitions("x.c", "c", (parent, child), hunks, spans)
             whole = outline("x.c", blobs[parent]).definitions
             assert entities_in_spans("x.c", found, spans) == entities_in_spans("x.c", whole, spans), index
+
+
+_MANY_MACRO_C = b"#include <stdio.h>\n\n" + b"".join(
+    b"static int f%d(void *data UNUSED, int a)\n{\n\tfor_each_item(item, &list) {\n\t\ta += %d;\n\t}\n\treturn a;\n}\n\n"
+    % (n, n)
+    for n in range(1, 41)
+)
+"""Forty functions with the errors of git's macros: a change touches a small share of the file."""
+_BODY_LINES = [b"\t\ta += 1;\n", b"\tcontainer_of(a, const struct entry, ent);\n", b"\treturn a;\n", b"\tint b UNUSED;\n"]
+
+
+def _edit_functions(rng: random.Random, text: bytes) -> bytes:
+    """Return ``text`` with a few lines of function bodies edited, or a function added, as most commits change
+    C files: the top-level structure stays, and so do the macros' errors."""
+    lines = text.splitlines(keepends=True)
+    for _ in range(rng.randint(1, 3)):
+        body = [i for i, line in enumerate(lines) if line.startswith(b"\t")]
+        ends = [i for i, line in enumerate(lines) if line == b"}\n"]
+        action = rng.random()
+        if action < 0.4 and body:
+            at = rng.choice(body)
+            lines[at] = lines[at].replace(b";", b" + %d;" % rng.randrange(9), 1)
+        elif action < 0.7 and body:
+            lines.insert(rng.choice(body), rng.choice(_BODY_LINES))
+        elif action < 0.85 and ends:
+            at = rng.choice(ends) + 1
+            lines[at:at] = [b"\n", b"static int g%d(int a)\n" % rng.randrange(99), b"{\n", b"\treturn a;\n", b"}\n"]
+        elif body:
+            del lines[rng.choice(body)]
+    return b"".join(lines)
+
+
+@pytest.mark.parametrize("tree_budget", [TREE_BUDGET, 0], ids=["trees-kept", "trees-let-go"])
+@pytest.mark.parametrize("seed", range(2))
+def test_c_functions_edited_as_commits_edit_them_are_outlined_as_whole_outlines_find(seed: int, tree_budget: int) -> None:
+    """A C file full of git's macros edited mostly inside function bodies (now and then a line of macros put
+    anywhere), as most commits edit C files: most versions are read from regions, and each finds what
+    outlining the version whole finds."""
+    rng = random.Random(f"{seed}-macro-edits")
+    versions = [_MANY_MACRO_C]
+    for _ in range(60):
+        edit = _edit_functions(rng, versions[-1]) if rng.random() < 0.9 else _mutate(rng, versions[-1], _MACRO_LINES)
+        versions.append(edit)
+    blobs = {hashlib.sha1(v).digest(): v for v in versions}
+    ids = [hashlib.sha1(v).digest() for v in versions]
+    trees = TreeOutlines(blobs.__getitem__, lambda a, b: diff_hunks(blobs[a], blobs[b]), tree_budget=tree_budget)
+    from_regions = 0
+    for index in range(len(versions) - 1, 0, -1):
+        parent, child = ids[index - 1], ids[index]
+        hunks = diff_hunks(blobs[parent], blobs[child])
+        spans = old_side(blobs[parent], hunks)
+        if spans:
+            found = trees.definitions("x.c", "c", (parent, child), hunks, spans)
+            whole = outline("x.c", blobs[parent]).definitions
+            assert entities_in_spans("x.c", found, spans) == entities_in_spans("x.c", whole, spans), index
+            from_regions += trees._by_path["x.c"].blob != parent
+    assert from_regions >= 5  # regions answered (fewer with trees let go: hunks pile up until the next whole parse)

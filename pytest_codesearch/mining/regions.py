@@ -21,7 +21,10 @@ start or end). That region of the source is parsed alone. Its result stands for 
   histories, plain and full of git's macros, check this against whole parses (thousands of seeds were run
   once; the suite runs a few), and so does the whole of git's history (``docs/mining.md``);
 - every hunk lies inside a region or outside all of them, and the frame nodes are not edited;
-- the base's root is no error node (its children would be fragments, not top-level nodes).
+- the base's root is no error node (its children would be fragments, not top-level nodes), nor is the
+  region's own: a Rust ``fn inner() -> u32 {`` left unclosed before an ``impl`` frame comes back as an
+  error root holding the frame whole beside fragments, while in the whole file ``inner`` swallows the
+  ``impl`` (seed ``4-rust-x`` of random histories; Ruby's seeds ``17-ruby-x`` and ``18-ruby-x`` alike).
 
 Otherwise (or when the regions would hold more than half the file) the caller reparses the file whole.
 Lines here are numbered from 1; a hunk is ``(source start, source count, base start, base count)``.
@@ -355,9 +358,11 @@ def _parsed(
     if first is None or last is None:
         return None
     tree = grammar.parse(source.data[source.start(first) : source.start(last + 1)])
-    if tree.root_node.has_error and not all(_framing(grammar.name, child) for child in tree.root_node.children):
-        return None  # a node that recovered from an error may end elsewhere in the whole file's parse
-    children = tree.root_node.children
+    root = tree.root_node
+    if root.is_error or (root.has_error and not all(_framing(grammar.name, child) for child in root.children)):
+        return None  # a node that recovered from an error may end elsewhere in the whole file's parse; an error
+        # root holds fragments (an unclosed ``fn f() {`` left before the frame), not top-level nodes
+    children = root.children
     for shape, child in ((region.before, children[0] if children else None),
                          (region.after, children[-1] if children else None)):  # fmt: skip
         if shape is not None and (child is None or not _framing(grammar.name, child) or _shape(child) != shape):
