@@ -61,6 +61,13 @@ _LOCAL_ERRORS = frozenset({"c"})
 """Languages whose definitions may hold errors that stay inside them (``_framing``): C++ failed the checks."""
 
 
+_WHOLE_ONLY = frozenset({"ruby"})
+"""Languages never read from regions. Ruby's grammar reads an ``end`` without its ``def`` as a clean top-level
+identifier, so an edit elsewhere that opens or closes a block moves which ``end`` closes what, across
+frames that look clean (seed ``236-ruby-x`` of random histories: a ``def`` the whole file's parse extends
+over the region's frame)."""
+
+
 Offsets = Sequence[int]
 """Where each line of a content starts, then its length (``sitter.line_offsets``: an ``array``)."""
 
@@ -145,7 +152,7 @@ def region_definitions(
     ``tops`` are the top-level nodes of the base's syntax tree (``top_level``); ``hunks`` turn the source
     into the base.
     """
-    if len(hunks) > MOST_HUNKS or tops.root_error or not base.lines or not source.lines:
+    if len(hunks) > MOST_HUNKS or tops.root_error or not base.lines or not source.lines or grammar.name in _WHOLE_ONLY:
         return None
     if not _accounted(base, source, hunks):
         return None
