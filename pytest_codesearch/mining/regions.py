@@ -14,7 +14,7 @@ start or end). That region of the source is parsed alone. Its result stands for 
   node depends on the text after it, so a node that recovered in the region alone may end elsewhere in the
   whole file, swallowing a frame (seed ``185-cpp`` of ``tests/test_mining_sitter.py``). One exception, in C:
   a function definition or declaration whose errors are all ERROR nodes or missing ``;`` inside it
-  (``_local``). Those are what git's macros leave (``void *data UNUSED``, ``for_each_item(x, &l) {``), in
+  (``framing.py``). Those are what git's macros leave (``void *data UNUSED``, ``for_each_item(x, &l) {``), in
   about half of its C files: tree-sitter skips the token or inserts the ``;`` in place, and the node still
   ends at its own ``}`` or ``;``. Such a node may frame a region, and a region may hold it. Brace errors
   (a missing ``}``), errors at top level and errors in other node types are never trusted. Random C
@@ -40,6 +40,7 @@ from bisect import bisect_right
 
 from tree_sitter import Node, Tree
 
+from pytest_codesearch.mining.framing import clean, framing
 from pytest_codesearch.mining.outline import Hunk
 from pytest_codesearch.outline.model import Definition
 from pytest_codesearch.outline.treesitter import Grammar
@@ -53,12 +54,6 @@ MOST_HUNKS = 64
 is reparsed, and that tree kept."""
 _UNFRAMED = frozenset({"c", "cpp"})
 """Languages whose clean regions may be parsed without their frames (``_parsed``)."""
-_DEFINITIONS = frozenset({
-    "function_definition", "declaration", "type_definition", "preproc_include", "preproc_def", "preproc_function_def"
-})
-"""C's top-level nodes whose errors may stay inside them (``_local``)."""
-_LOCAL_ERRORS = frozenset({"c"})
-"""Languages whose definitions may hold errors that stay inside them (``_framing``): C++ failed the checks."""
 
 
 _WHOLE_ONLY = frozenset({"ruby"})
@@ -100,7 +95,7 @@ class Top(NamedTuple):
     clean: bool
     """Whether it has no error, is none and is not missing."""
     frames: bool
-    """Whether it can frame a region (``_framing``): clean, or (in C) a definition whose errors stay inside it."""
+    """Whether it can frame a region (``framing.framing``): clean, or (in C) a definition whose errors stay inside it."""
 
 
 class Tops(NamedTuple):
@@ -119,7 +114,7 @@ def top_level(tree: Tree, language: str = "") -> Tops:
     """Return the top-level nodes of ``tree``, a syntax tree of ``language``."""
     root = tree.root_node
     nodes = tuple(
-        Top(node.start_byte, node.end_byte, *_lines(node), node.type, _clean(node), _framing(language, node))
+        Top(node.start_byte, node.end_byte, *_lines(node), node.type, clean(node), framing(language, node))
         for node in root.children
     )
     return Tops(nodes, tuple(node.end_byte for node in nodes), root.is_error)
@@ -138,7 +133,7 @@ class _Region(NamedTuple):
     """Whether the top-level nodes between the frames are clean in the base and no frame shares a line with
     them: a C or C++ region may then be parsed without its frames (``_parsed``)."""
     doomed: bool = False
-    """Whether a node between the frames has an error in the base (other than C's ``_local`` ones) and no hunk
+    """Whether a node between the frames has an error in the base (other than C's, ``framing.py``) and no hunk
     edits it: the source holds the same text there, so the region's own parse would have that error too (not
     trusted): it is not tried."""
 
@@ -215,10 +210,6 @@ def _lines(node: Node) -> tuple[int, int]:
     """Return the first and last line of ``node`` (one ending at a line's start ends on the line before)."""
     start, end = node.start_point, node.end_point
     return start.row + 1, end.row if end.column == 0 and end.row > start.row else end.row + 1
-
-
-def _clean(node: Node) -> bool:
-    return not (node.has_error or node.is_error or node.is_missing)
 
 
 def _grow(tops: Tops, base: Text, hunks: Sequence[Hunk], low: int, high: int) -> _Region | None:
@@ -366,37 +357,15 @@ def _parsed(
         return None
     tree = grammar.parse(source.data[source.start(first) : source.start(last + 1)])
     root = tree.root_node
-    if root.is_error or (root.has_error and not all(_framing(grammar.name, child) for child in root.children)):
+    if root.is_error or (root.has_error and not all(framing(grammar.name, child) for child in root.children)):
         return None  # a node that recovered from an error may end elsewhere in the whole file's parse; an error
         # root holds fragments (an unclosed ``fn f() {`` left before the frame), not top-level nodes
     children = root.children
     for shape, child in ((region.before, children[0] if children else None),
                          (region.after, children[-1] if children else None)):  # fmt: skip
-        if shape is not None and (child is None or not _framing(grammar.name, child) or _shape(child) != shape):
+        if shape is not None and (child is None or not framing(grammar.name, child) or _shape(child) != shape):
             return None
     return _found(grammar, tree, source, spans, (first, last))
-
-
-def _framing(language: str, node: Node) -> bool:
-    """Return whether top-level ``node`` of ``language`` may frame or fill a region: clean, or (in C) a
-    definition whose errors stay inside it (``_local``)."""
-    return _clean(node) or (language in _LOCAL_ERRORS and _local(node))
-
-
-def _local(node: Node) -> bool:
-    """Return whether ``node`` is a C definition whose every error is an ERROR node or a missing ``;`` inside
-    it: what attribute macros (``int x UNUSED``) and loop macros (``for_each_item(x, &l) {``) leave, which
-    tree-sitter skips or fills in place (see the module docstring)."""
-    if node.type not in _DEFINITIONS or node.is_error or node.is_missing:
-        return False
-    stack = [node]
-    while stack:
-        found = stack.pop()
-        if found.is_missing and found.type != ";":
-            return False
-        if not found.is_error:
-            stack.extend(child for child in found.children if child.has_error or child.is_missing)
-    return True
 
 
 def _found(
