@@ -246,6 +246,7 @@ def test_generate_with_two_workers_matches_one(
     stats = generate_goldset(path, tmp_path / "w2.jsonl", FilterConfig(), workers=2)
     lines = [json.loads(line) for line in (tmp_path / "w2.jsonl").read_text().splitlines()[1:]]
     assert stats.workers == 2
+    assert [p.name for p in tmp_path.iterdir()] == ["w2.jsonl"]  # the workers' files are gone
     assert [case.pop("repo") for case in lines] == [Path(os.path.relpath(path, tmp_path)).as_posix()] * 7
     assert lines == [{key: value for key, value in case.items() if key != "repo"} for case in cases]
 
