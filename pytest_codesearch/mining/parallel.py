@@ -172,7 +172,6 @@ def _merge(paths: list[Path], writer: GoldsetWriter, counts: Counts) -> None:
             ranges.append((pairs[0], path.with_suffix(".jsonl"), pairs))
     ranges.sort(key=lambda found: found[0])
     seen: set[int] = set()
-    parts: list[tuple[Path, set[int]]] = []
     for _, lines, pairs in ranges:
         repeated: set[int] = set()
         for index, key in enumerate(pairs[1::2]):
@@ -183,18 +182,7 @@ def _merge(paths: list[Path], writer: GoldsetWriter, counts: Counts) -> None:
         if repeated:
             counts.kept -= len(repeated)
             counts.dropped[DUPLICATE] += len(repeated)
-        parts.append((lines, repeated))
-    writer.take(_lines(parts), len(seen))
-
-
-def _lines(parts: list[tuple[Path, set[int]]]) -> Iterator[str]:
-    """Yield the lines of each file in turn, without those whose index (from 0) is in its set."""
-    for path, left_out in parts:
-        with path.open(encoding="utf-8") as stream:
-            if left_out:
-                yield from (line for index, line in enumerate(stream) if index not in left_out)
-            else:
-                yield from stream
+        writer.take(lines, repeated, len(pairs) // 2 - len(repeated))
 
 
 def _work(job: _Job, plan: Plan, progress: Any, results: Any) -> None:
