@@ -34,8 +34,9 @@ SHORT_HASH = 12
 SHORT_SUBJECT_WORDS = 4
 """A subject with fewer words gets the first sentence of the body added to its query."""
 DUPLICATE = "duplicate (same query and files)"
+MERGE = "merge commit"
 DROP_REASONS = (
-    "merge commit",
+    MERGE,
     "shallow boundary",
     "root commit",
     "bot author",
@@ -230,6 +231,12 @@ class Miner:
         seen.add(outcome.key)
         return outcome
 
+    def drop_merge(self) -> None:
+        """Count a merge commit examined and dropped, as ``examine`` would, without it: the walk that lists the
+        commits for several processes leaves merges out (``parallel._list_commits``), so none looks them up."""
+        self.counts.walked += 1
+        self.counts.dropped[MERGE] += 1
+
     def drop_duplicate(self) -> None:
         """Move one kept candidate to the duplicates, once the caller found its key already written."""
         self.counts.kept -= 1
@@ -238,7 +245,7 @@ class Miner:
     def _judge(self, commit: pygit2.Commit) -> Candidate | str:
         parents = commit.parent_ids
         if len(parents) > 1 and not self.config.include_merges:
-            return "merge commit"
+            return MERGE
         if not parents:
             return "shallow boundary" if str(commit.id) in self.shallow else "root commit"
         name, email, is_bot = self._author(commit.author)
