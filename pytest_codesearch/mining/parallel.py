@@ -34,7 +34,14 @@ from pytest_codesearch.mining.objects import fast_reads
 from pytest_codesearch.mining.output import GoldsetWriter
 from pytest_codesearch.mining.progress import INTERVAL_S, Reporter
 from pytest_codesearch.mining.shares import LEASE, Plan, Share, new_plan, planned_total, publish_plan
-from pytest_codesearch.mining.walk import MiningError, bounded_cache, in_window, newest_first, open_repository
+from pytest_codesearch.mining.walk import (
+    MiningError,
+    bounded_cache,
+    in_window,
+    newest_first,
+    open_repository,
+    uncached,
+)
 
 _ID_SIZE = 20
 """Bytes of a raw commit id in the list of the walk's commits."""
@@ -275,10 +282,11 @@ def _list_commits(miner: Miner, head: pygit2.Commit, path: Path) -> int:
 
     A merge commit (unless merges are mined) is counted here, dropped, and left out: the first test a
     commit meets drops it, so no process need look it up again (issue 23: a quarter of git's history).
+    libgit2's object cache is off meanwhile (``walk.uncached``): the walk reads each commit once.
     """
     count = 0
     merges = not miner.config.include_merges
-    with path.open("wb") as out:
+    with path.open("wb") as out, uncached():
         for _, commit in miner.commits(head):
             if merges and len(commit.parent_ids) > 1:
                 miner.drop_merge()
