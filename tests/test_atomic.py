@@ -74,6 +74,30 @@ def test_mined_gold_sets_get_the_umask_in_both_forms(tmp_path: Path, umask: int)
     assert json.loads((tmp_path / "mined.json").read_text())["test_cases"] == [json.loads(case_line(CASE))]
 
 
+def test_mined_cases_taken_from_other_files_follow_those_added_in_both_forms(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pytest_codesearch.mining import output
+
+    monkeypatch.setattr(output, "_CHUNK", 10)  # a line a chunk: the lines left out are counted across chunks
+    for name in ("mined.jsonl", "mined.json"):
+        with GoldsetWriter(tmp_path / name) as writer:
+            folder = writer.workspace()
+            lines = [case_line(CASE.model_copy(update={"id": f"c{n}"})) + "\n" for n in range(5)]
+            (folder / "1").write_text("".join(lines[1:4]))  # the line of c2 is left out
+            (folder / "2").write_text(lines[4])
+            writer.add(lines[0].rstrip("\n"))
+            writer.take(folder / "1", {1}, 2)
+            writer.take(folder / "2", set(), 1)
+            assert writer.count == 4
+            writer.publish(GoldSetMetadata(name="m"))
+            assert not folder.exists()  # removed with the scratch file
+    expected = ["c0", "c1", "c3", "c4"]
+    assert [json.loads(line)["id"] for line in (tmp_path / "mined.jsonl").read_text().splitlines()[1:]] == expected
+    assert [case["id"] for case in json.loads((tmp_path / "mined.json").read_text())["test_cases"]] == expected
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mined.json", "mined.jsonl"]
+
+
 def test_write_goldset_jsonl_streams_cases_and_counts_them(tmp_path: Path, umask: int) -> None:
     target = tmp_path / "out.jsonl"
 

@@ -238,6 +238,23 @@ def test_two_processes_write_the_same_cases(project: tuple[Path, dict[str, str]]
     )  # fmt: skip
 
 
+def test_the_list_of_commits_for_several_processes_leaves_merges_out_and_counts_them(
+    project: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    from pytest_codesearch.mining import parallel
+    from pytest_codesearch.mining.miner import Miner
+
+    path, ids = project
+    repo = pygit2.Repository(str(path))
+    head = repo[pygit2.Oid(hex=ids["M"])].peel(pygit2.Commit)
+    for include, listed, counted in ((False, 23, (1, {"merge commit": 1})), (True, 24, (0, {}))):
+        miner = Miner(repo, FilterConfig(include_merges=include), None, None, "p", lines=False)
+        assert parallel._list_commits(miner, head, tmp_path / "walk.ids") == listed
+        written = (tmp_path / "walk.ids").read_bytes()
+        assert (bytes.fromhex(ids["M"]) in {written[at : at + 20] for at in range(0, len(written), 20)}) is include
+        assert (miner.counts.walked, dict(miner.counts.dropped)) == counted
+
+
 def test_generate_with_two_workers_matches_one(
     project: tuple[Path, dict[str, str]], mined: Any, tmp_path: Path
 ) -> None:
@@ -246,6 +263,7 @@ def test_generate_with_two_workers_matches_one(
     stats = generate_goldset(path, tmp_path / "w2.jsonl", FilterConfig(), workers=2)
     lines = [json.loads(line) for line in (tmp_path / "w2.jsonl").read_text().splitlines()[1:]]
     assert stats.workers == 2
+    assert [p.name for p in tmp_path.iterdir()] == ["w2.jsonl"]  # the workers' files are gone
     assert [case.pop("repo") for case in lines] == [Path(os.path.relpath(path, tmp_path)).as_posix()] * 7
     assert lines == [{key: value for key, value in case.items() if key != "repo"} for case in cases]
 

@@ -57,6 +57,25 @@ def test_the_blob_cache_keeps_recent_blobs_within_its_budget(tmp_path: Path) -> 
     assert [blobs.read_cost(oid) for oid in (a, c, big)] == [0, 0, 100]
 
 
+def test_the_size_of_a_blob_read_or_asked_before_is_known_without_its_header(tmp_path: Path) -> None:
+    """The whitespace rule orders files by the bytes left to read: a size learned once is not asked again
+    (``KNOWN_SIZES``), even for a blob let go from the cache since."""
+    repo = init_repo(tmp_path / "r")
+    a, b, c = (repo.create_blob(text).raw for text in (b"a" * 40, b"b" * 60, b"c" * 40))
+    objects = ObjectReader(repo)
+    asked: list[bytes] = []
+    header = objects.size
+    objects.size = lambda oid: asked.append(oid) or header(oid)  # type: ignore[method-assign]
+    blobs = BlobReader(objects, budget=50, largest=50)
+    assert blobs.read(a) == b"a" * 40 and blobs.read(b) == b"b" * 60  # b is over ``largest``: not kept
+    assert blobs.read(c) == b"c" * 40  # a goes
+    assert [blobs.read_cost(oid) for oid in (a, b, c)] == [40, 60, 0]
+    assert asked == []
+    other = repo.create_blob(b"d" * 30).raw
+    assert [blobs.read_cost(other), blobs.read_cost(other)] == [30, 30]
+    assert asked == [other]
+
+
 def test_a_repository_without_packs_reads_from_its_database(tmp_path: Path) -> None:
     repo = init_repo(tmp_path / "r")
     commit(repo, {"a.py": "1"})

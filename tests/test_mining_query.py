@@ -120,3 +120,16 @@ def test_skipping_lines_without_a_colon_or_commit_drops_the_same_lines() -> None
         dropped = query._DROPPED_LINE(line) is not None
         assert split_message(f"Subject\n\n{line}") == ("Subject", [] if dropped else [line]), line
     assert split_message("Fix it\n\nTHIS REVERTS COMMIT 0123abcd.\nThe body.")[1] == ["The body."]
+
+
+def test_the_subject_is_split_off_first_and_the_body_read_only_when_asked() -> None:
+    from pytest_codesearch.mining.query import paragraphs_of, split_message, split_subject
+
+    message = "\n  \nSigned-off-by: A <a@x>\n  Speed up the cache  \n\nFirst line\n  wraps here.\nCc: b@x\n\n    code\n"
+    subject, rest = split_subject(message)
+    assert subject == "Speed up the cache"  # blank and trailer lines before it are skipped
+    body = paragraphs_of(rest)
+    assert next(body) == "First line wraps here."  # read as asked; the trailer is dropped
+    assert list(body) == ["    code"]
+    assert split_message(message) == (subject, ["First line wraps here.", "    code"])
+    assert split_subject("\n\nCc: x\n") == ("", []) and split_message("") == ("", [])

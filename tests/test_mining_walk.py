@@ -235,3 +235,18 @@ def test_newest_first_yields_what_the_time_sorted_walk_yields(tmp_path: Path) ->
     assert lazily == walked and len(walked) == 10
     first_three = newest_first(repo, head)
     assert [next(first_three).message for _ in range(3)] == ["Merge side", "Change 8", "Change 7"]
+
+
+def test_commits_walked_uncached_are_not_kept_in_libgit2s_cache_and_later_ones_are(tmp_path: Path) -> None:
+    from pytest_codesearch.mining.walk import uncached
+
+    repo = init_repo(tmp_path / "r")
+    for n in range(5):
+        commit(repo, {"a.py": f"A = {n}\n"}, f"Change {n}")
+    fresh = pygit2.Repository(str(tmp_path / "r"))  # a cache of its own, empty
+    held = pygit2.settings.cached_memory[0]  # by every repository of the process
+    with uncached():
+        walked = [c.id for c in fresh.walk(fresh.head.target)]
+        assert pygit2.settings.cached_memory[0] == held
+    assert len(walked) == 5 and all(fresh[oid] is not None for oid in walked)
+    assert pygit2.settings.cached_memory[0] > held  # caching is on again

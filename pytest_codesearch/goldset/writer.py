@@ -82,14 +82,19 @@ def write_jsonl_lines(path: Path, metadata: GoldSetMetadata, lines: Iterable[str
     ``lines`` are ``case_line`` texts, with or without their newline, read one at a time (a file object
     works), so memory stays flat. The metadata line comes first when any metadata is set.
     """
-    count = 0
     with atomic_file(path) as target:
-        first = metadata_line(metadata)
-        if first is not None:
-            target.write(first + "\n")
-        for line in lines:
-            target.write(line if line.endswith("\n") else line + "\n")
-            count += 1
+        return write_jsonl_to(target, metadata, lines)
+
+
+def write_jsonl_to(target: IO[str], metadata: GoldSetMetadata, lines: Iterable[str]) -> int:
+    """Write a JSONL gold set to ``target`` (see :func:`write_jsonl_lines`); return how many cases were written."""
+    first = metadata_line(metadata)
+    if first is not None:
+        target.write(first + "\n")
+    count = 0
+    for line in lines:
+        target.write(line if line.endswith("\n") else line + "\n")
+        count += 1
     return count
 
 

@@ -25,7 +25,7 @@ from pytest_codesearch.mining.objects import ObjectReader
 from pytest_codesearch.mining.outlines import Outlines
 from pytest_codesearch.mining.sitter import TreeOutlines
 from pytest_codesearch.mining.spans import BlobDiffer, ChangedCode, changed_code
-from pytest_codesearch.mining.query import decode_message, query_from_parts, split_message, word_count
+from pytest_codesearch.mining.query import decode_message, paragraphs_of, query_from_parts, split_subject, word_count
 from pytest_codesearch.mining.treediff import TreeDiffer
 from pytest_codesearch.mining.walk import MiningError, shallow_boundary, walk
 
@@ -34,8 +34,9 @@ SHORT_HASH = 12
 SHORT_SUBJECT_WORDS = 4
 """A subject with fewer words gets the first sentence of the body added to its query."""
 DUPLICATE = "duplicate (same query and files)"
+MERGE = "merge commit"
 DROP_REASONS = (
-    "merge commit",
+    MERGE,
     "shallow boundary",
     "root commit",
     "bot author",
@@ -230,6 +231,12 @@ class Miner:
         seen.add(outcome.key)
         return outcome
 
+    def drop_merge(self) -> None:
+        """Count a merge commit examined and dropped, as ``examine`` would, without it: the walk that lists the
+        commits for several processes leaves merges out (``parallel._list_commits``), so none looks them up."""
+        self.counts.walked += 1
+        self.counts.dropped[MERGE] += 1
+
     def drop_duplicate(self) -> None:
         """Move one kept candidate to the duplicates, once the caller found its key already written."""
         self.counts.kept -= 1
@@ -238,7 +245,7 @@ class Miner:
     def _judge(self, commit: pygit2.Commit) -> Candidate | str:
         parents = commit.parent_ids
         if len(parents) > 1 and not self.config.include_merges:
-            return "merge commit"
+            return MERGE
         if not parents:
             return "shallow boundary" if str(commit.id) in self.shallow else "root commit"
         name, email, is_bot = self._author(commit.author)
@@ -246,7 +253,7 @@ class Miner:
             return "bot author"
         message, clean = decode_message(commit.raw_message, commit.message_encoding)
         self.counts.repaired_messages += not clean
-        subject, paragraphs = split_message(message)
+        subject, body = split_subject(message)
         rule = self.rules.first_match(subject, message)
         if rule is not None:
             return f"message: {rule}"
@@ -261,7 +268,7 @@ class Miner:
         if isinstance(files, str):
             return files
         mined = self._mined(commit, str(parents[0]), message, subject, (name, email), files)
-        return self._candidate(mined, paragraphs, files)
+        return self._candidate(mined, paragraphs_of(body), files)  # the body is read only if the query needs it
 
     def _author(self, author: pygit2.Signature) -> tuple[str, str, bool]:
         """Return the author's name, email and whether they are a bot; cached, as a history has few authors."""
@@ -294,7 +301,7 @@ class Miner:
             rule=rule,
         )
 
-    def _candidate(self, mined: MinedCommit, paragraphs: list[str], files: CommitFiles) -> Candidate | str:
+    def _candidate(self, mined: MinedCommit, paragraphs: Iterable[str], files: CommitFiles) -> Candidate | str:
         """Return the case, after the query rules and then the ones that read file contents."""
         query, source = self._query(mined, paragraphs)
         if word_count(query) < self.config.min_query_words:
@@ -313,7 +320,7 @@ class Miner:
         line = case_fields_line(self.case_fields(mined, query, source, leaky, code))
         return Candidate(line, case_key(query, mined.ground_truth))
 
-    def _query(self, mined: MinedCommit, paragraphs: list[str]) -> tuple[str, str]:
+    def _query(self, mined: MinedCommit, paragraphs: Iterable[str]) -> tuple[str, str]:
         """Return the query and its source: the rules' query, or the transform's when it gives one."""
         words = max(self.config.min_query_words, SHORT_SUBJECT_WORDS)
         query = query_from_parts(mined.subject, paragraphs, min_words=words)  # = message_to_query(mined.message)

@@ -6,21 +6,20 @@ the ids of its commits to a file as it goes; every range is read by id from that
 its own while the list grows (issue 23: the history is walked once, not by two processes). libgit2's
 time-sorted walk reads the whole history before its first commit, so until the list holds one, worker 0
 judges commits of a lazy walk of its own ahead of their turn (``_judge_ahead``) instead of waiting.
-Workers write the cases of each range, tagged with their position in the walk, to a scratch file of its
-own beside the output; this process merges them back in walk order and drops duplicates there, so the
-result does not depend on the number of workers or on how the ranges fell.
+Workers write the cases of each range to a scratch file of its own in the writer's folder, and the
+position in the walk and key of each to another; this process reads the keys back in walk order to drop
+duplicates there, so the result does not depend on the number of workers or on how the ranges fell, and
+the writer copies the lines once, when it publishes (issue 23: not merged into a scratch file first).
 """
 
 from __future__ import annotations
 
-import heapq
 import multiprocessing
 import queue
-import shutil
-import tempfile
 import threading
 import time
 import traceback
+from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass
 from multiprocessing.context import BaseContext
@@ -35,7 +34,14 @@ from pytest_codesearch.mining.objects import fast_reads
 from pytest_codesearch.mining.output import GoldsetWriter
 from pytest_codesearch.mining.progress import INTERVAL_S, Reporter
 from pytest_codesearch.mining.shares import LEASE, Plan, Share, new_plan, planned_total, publish_plan
-from pytest_codesearch.mining.walk import MiningError, bounded_cache, in_window, newest_first, open_repository
+from pytest_codesearch.mining.walk import (
+    MiningError,
+    bounded_cache,
+    in_window,
+    newest_first,
+    open_repository,
+    uncached,
+)
 
 _ID_SIZE = 20
 """Bytes of a raw commit id in the list of the walk's commits."""
@@ -89,7 +95,7 @@ def mine_in_processes(
     commits worker 0 judges ahead at least (``_judge_ahead``).
     """
     context = _context()
-    scratch = Path(tempfile.mkdtemp(dir=writer.output.parent, prefix=f".{writer.output.name}.workers-"))
+    scratch = writer.workspace()  # removed with the writer's scratch file, after it copied the cases
     ids = scratch / "walk.ids"
     ids.touch()  # worker 0 reads it while worker 1 writes it
     jobs = [
@@ -107,14 +113,13 @@ def mine_in_processes(
         for process in processes:
             process.start()
         counts = _collect(processes, progress, results, reporter, plan)
-        _merge(sorted(scratch.glob("*.tsv")), writer, counts)
+        _merge(list(scratch.glob("*.keys")), writer, counts)
         return counts
     finally:
         for process in processes:
             if process.is_alive():
                 process.terminate()
             process.join()
-        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _context() -> BaseContext:
@@ -160,23 +165,31 @@ def _drain(progress: Any, figures: dict[int, tuple[int, int]]) -> None:
 
 
 def _merge(paths: list[Path], writer: GoldsetWriter, counts: Counts) -> None:
-    """Add the workers' cases to ``writer`` in walk order, dropping repeated (query, files) pairs."""
+    """Have ``writer`` copy the workers' cases in walk order, without repeated (query, files) pairs.
+
+    Each range's keys file holds (position in the walk, key) for each of its cases, in walk order, beside
+    its lines (``_examine_range``). Ranges are disjoint runs of positions, so walk order is the order of
+    their first positions; only the keys are read here, the lines are read once, by ``writer.publish``.
+    """
+    ranges: list[tuple[int, Path, array[int]]] = []
+    for path in paths:
+        pairs = array("Q")
+        pairs.frombytes(path.read_bytes())
+        if pairs:
+            ranges.append((pairs[0], path.with_suffix(".jsonl"), pairs))
+    ranges.sort(key=lambda found: found[0])
     seen: set[int] = set()
-    for _, key, line in heapq.merge(*(_read(path) for path in paths)):
-        if key in seen:
-            counts.kept -= 1
-            counts.dropped[DUPLICATE] += 1
-        else:
-            seen.add(key)
-            writer.add(line)
-
-
-def _read(path: Path) -> Iterator[tuple[int, int, str]]:
-    """Yield (position in the walk, key, JSON line) from a worker's file (JSON escapes tabs, so they split)."""
-    with path.open(encoding="utf-8") as stream:
-        for raw in stream:
-            position, key, line = raw.rstrip("\n").split("\t", 2)
-            yield int(position), int(key), line
+    for _, lines, pairs in ranges:
+        repeated: set[int] = set()
+        for index, key in enumerate(pairs[1::2]):
+            if key in seen:
+                repeated.add(index)
+            else:
+                seen.add(key)
+        if repeated:
+            counts.kept -= len(repeated)
+            counts.dropped[DUPLICATE] += len(repeated)
+        writer.take(lines, repeated, len(pairs) // 2 - len(repeated))
 
 
 def _work(job: _Job, plan: Plan, progress: Any, results: Any) -> None:
@@ -199,7 +212,8 @@ def _examine_share(job: _Job, plan: Plan, progress: Any) -> Counts:
     head = repo[pygit2.Oid(hex=job.head)].peel(pygit2.Commit)
     outside = 0
     if job.index == 1:  # count what there is to examine while worker 0 starts, then plan the ranges
-        publish_plan(plan, _list_commits(miner, head, job.ids), job.workers)
+        listed = _list_commits(miner, head, job.ids)
+        publish_plan(plan, listed, job.workers, miner.counts.walked + listed)
         outside = miner.counts.outside_window  # this walk went to the end, as one process's would
     elif job.index == 0:
         _judge_ahead(miner, head, job.ids, job.ahead)
@@ -207,7 +221,7 @@ def _examine_share(job: _Job, plan: Plan, progress: Any) -> Counts:
     commits = _listed_commits(repo, job.ids, share.start, plan if job.index == 0 else None)
     ranges = 0
     while True:
-        _examine_range(miner, share, commits, job.scratch / f"{job.index}.{ranges}.tsv", (progress, job.index))
+        _examine_range(miner, share, commits, job.scratch / f"{job.index}-{ranges}", (progress, job.index))
         if not share.steal():
             break
         ranges += 1
@@ -238,14 +252,16 @@ def _judge_ahead(miner: Miner, head: pygit2.Commit, ids: Path, least: int) -> No
 def _examine_range(
     miner: Miner, share: Share, commits: Iterator[tuple[int, pygit2.Commit]], path: Path, progress: tuple[Any, int]
 ) -> None:
-    """Examine the commits of ``share``'s current range, writing its cases to ``path`` in walk order.
+    """Examine the commits of ``share``'s current range, writing its cases in walk order to ``path`` with
+    the suffix ``.jsonl``, and the position in the walk and key of each to ``path`` with ``.keys``.
 
     Duplicates are dropped within the range only (``seen``); the merge drops those across ranges in walk
     order, so the newest of a repeated case is kept whichever range examined it first.
     """
     seen: set[int] = set()
+    keys = array("Q")
     next_report = time.perf_counter() + INTERVAL_S / 2
-    with path.open("w", encoding="utf-8", newline="\n") as out:
+    with path.with_suffix(".jsonl").open("w", encoding="utf-8", newline="\n") as out:
         for position, commit in commits:
             if position < share.start:
                 continue
@@ -253,17 +269,28 @@ def _examine_range(
                 break
             case = miner.examine_new(commit, seen)
             if case is not None:
-                out.write(f"{position}\t{case.key}\t{case.line}\n")
+                out.write(case.line + "\n")
+                keys.extend((position, case.key))
             if miner.counts.walked % 64 == 0 and time.perf_counter() >= next_report:
                 next_report = time.perf_counter() + INTERVAL_S / 2
                 progress[0].put((progress[1], miner.counts.walked, miner.counts.kept))
+    path.with_suffix(".keys").write_bytes(keys.tobytes())
 
 
 def _list_commits(miner: Miner, head: pygit2.Commit, path: Path) -> int:
-    """Write the raw id of every commit to examine to ``path``, in walk order; return how many there are."""
+    """Write the raw id of every commit to examine to ``path``, in walk order; return how many there are.
+
+    A merge commit (unless merges are mined) is counted here, dropped, and left out: the first test a
+    commit meets drops it, so no process need look it up again (issue 23: a quarter of git's history).
+    libgit2's object cache is off meanwhile (``walk.uncached``): the walk reads each commit once.
+    """
     count = 0
-    with path.open("wb") as out:
+    merges = not miner.config.include_merges
+    with path.open("wb") as out, uncached():
         for _, commit in miner.commits(head):
+            if merges and len(commit.parent_ids) > 1:
+                miner.drop_merge()
+                continue
             out.write(commit.id.raw)
             count += 1
     return count

@@ -46,7 +46,7 @@ class Plan:
     """Shared integers: ``starts[k]`` is where process ``k`` (``k > 0``) starts, set by the plan."""
     ready: Any
     total: Any = None
-    """Shared integer: the positions the walk holds, set by the plan (-1 before)."""
+    """Shared integer: the commits examined, set by the plan (-1 before)."""
 
 
 def new_plan(context: BaseContext, workers: int) -> Plan:
@@ -133,18 +133,22 @@ class Share:
 
 
 def planned_total(plan: Plan) -> int | None:
-    """Return the positions the walk holds once the plan is made, else None (a process's lease may reach past
-    them, so the ranges' ends do not say it)."""
+    """Return the commits examined once the plan is made, else None (a process's lease may reach past the
+    positions, so the ranges' ends do not say it)."""
     if not plan.ready.is_set() or plan.total is None:
         return None
     return int(plan.total.value)
 
 
-def publish_plan(plan: Plan, total: int, workers: int) -> None:
-    """Split the ``total`` positions of the walk among ``workers`` processes and let them start."""
+def publish_plan(plan: Plan, total: int, workers: int, examined: int | None = None) -> None:
+    """Split the ``total`` positions of the walk among ``workers`` processes and let them start.
+
+    ``examined`` (``total`` by default) is how many commits are examined, positions and merge commits
+    left out of them alike: what progress shows as the total.
+    """
     with plan.lock:
         if plan.total is not None:
-            plan.total.value = total
+            plan.total.value = total if examined is None else examined
         points = split_points(plan.claimed[0], total, workers)
         plan.ends[0] = points[1]
         for index in range(1, workers):
