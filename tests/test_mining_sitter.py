@@ -72,11 +72,18 @@ def _check_random_history(sample: Sample, seed: str, tree_budget: int) -> None:
     versions = [text.encode()]
     for _ in range(40):
         versions.append(_mutate(rng, versions[-1], pool))
+    _outline_history(path, versions, tree_budget)
+
+
+def _outline_history(path: str, versions: list[bytes], tree_budget: int = TREE_BUDGET) -> int:
+    """Outline each parent of ``versions`` (oldest first) newest first, as the miner does, and check it against
+    a whole outline; return how many were answered from regions (the kept version stayed the child's)."""
     blobs = {hashlib.sha1(v).digest(): v for v in versions}
     ids = [hashlib.sha1(v).digest() for v in versions]
     trees = TreeOutlines(blobs.__getitem__, lambda a, b: diff_hunks(blobs[a], blobs[b]), tree_budget=tree_budget)
     language = language_of(path)
     assert language is not None
+    from_regions = 0
     for index in range(len(versions) - 1, 0, -1):  # newest first: the parent is versions[index - 1]
         parent, child = ids[index - 1], ids[index]
         hunks = diff_hunks(blobs[parent], blobs[child])
@@ -86,6 +93,8 @@ def _check_random_history(sample: Sample, seed: str, tree_budget: int) -> None:
         found = trees.definitions(path, language, (parent, child), hunks, spans)
         whole = outline(path, blobs[parent]).definitions
         assert entities_in_spans(path, found, spans) == entities_in_spans(path, whole, spans), index
+        from_regions += trees._by_path[path].blob != parent
+    return from_regions
 
 
 def test_edits_that_do_not_account_for_every_byte_are_refused() -> None:
@@ -313,17 +322,7 @@ def test_reparsed_c_outlines_with_macro_errors_find_what_whole_outlines_find(see
     versions = [_MACRO_C]
     for _ in range(40):
         versions.append(_mutate(rng, versions[-1], pool))
-    blobs = {hashlib.sha1(v).digest(): v for v in versions}
-    ids = [hashlib.sha1(v).digest() for v in versions]
-    trees = TreeOutlines(blobs.__getitem__, lambda a, b: diff_hunks(blobs[a], blobs[b]))
-    for index in range(len(versions) - 1, 0, -1):
-        parent, child = ids[index - 1], ids[index]
-        hunks = diff_hunks(blobs[parent], blobs[child])
-        spans = old_side(blobs[parent], hunks)
-        if spans:
-            found = trees.definitions("x.c", "c", (parent, child), hunks, spans)
-            whole = outline("x.c", blobs[parent]).definitions
-            assert entities_in_spans("x.c", found, spans) == entities_in_spans("x.c", whole, spans), index
+    _outline_history("x.c", versions)
 
 
 _MANY_MACRO_C = b"#include <stdio.h>\n\n" + b"".join(
@@ -367,17 +366,5 @@ def test_c_functions_edited_as_commits_edit_them_are_outlined_as_whole_outlines_
     for _ in range(60):
         edit = _edit_functions(rng, versions[-1]) if rng.random() < 0.9 else _mutate(rng, versions[-1], _MACRO_LINES)
         versions.append(edit)
-    blobs = {hashlib.sha1(v).digest(): v for v in versions}
-    ids = [hashlib.sha1(v).digest() for v in versions]
-    trees = TreeOutlines(blobs.__getitem__, lambda a, b: diff_hunks(blobs[a], blobs[b]), tree_budget=tree_budget)
-    from_regions = 0
-    for index in range(len(versions) - 1, 0, -1):
-        parent, child = ids[index - 1], ids[index]
-        hunks = diff_hunks(blobs[parent], blobs[child])
-        spans = old_side(blobs[parent], hunks)
-        if spans:
-            found = trees.definitions("x.c", "c", (parent, child), hunks, spans)
-            whole = outline("x.c", blobs[parent]).definitions
-            assert entities_in_spans("x.c", found, spans) == entities_in_spans("x.c", whole, spans), index
-            from_regions += trees._by_path["x.c"].blob != parent
-    assert from_regions >= 5  # regions answered (fewer with trees let go: hunks pile up until the next whole parse)
+    # regions answered (fewer with trees let go: hunks pile up until the next whole parse)
+    assert _outline_history("x.c", versions, tree_budget) >= 5
