@@ -133,8 +133,8 @@ def test_a_python_files_versions_along_a_history_give_the_documents_of_each_vers
     along = [functions.entity_shapes("pkg/big.py", data, 2) for data in blobs]
     assert pyoutlines.derived[0] - before == 5  # the second to the sixth version derived (the fifth does not parse)
     kept = pyoutlines._KEPT["pkg/big.py"]
-    assert [version.data for version in kept] == [blobs[n] for n in (0, 1, 2, 3, 5)][-pyoutlines.KEPT_VERSIONS :]
-    last = kept[-1].outline.definitions
+    assert [data for data, _ in kept] == [blobs[n] for n in (0, 1, 2, 3, 5)][-pyoutlines.KEPT_VERSIONS :]
+    last = kept[-1][1].definitions
     assert outline("pkg/big.py", blobs[-1]).definitions is last  # scoring's outline of the file is not parsed again
     afresh = []
     for data in blobs:
@@ -143,21 +143,6 @@ def test_a_python_files_versions_along_a_history_give_the_documents_of_each_vers
     assert along == afresh and along[4] == []
     assert [name for name, *_ in along[1]] == ["Big", *[f"Big.m{n}" for n in range(3)], "Big.p",
                                                 *[f"Big.m{n}" for n in range(3, 6)], "tail"]  # fmt: skip
-    nearest = pyoutlines._nearest(pyoutlines.line_hashes(blobs[2].replace(b"size = 2", b"size = 3")), kept)
-    assert nearest.data == blobs[2]  # a new version is derived from the third
+    nearest = pyoutlines._nearest(blobs[2].replace(b"size = 2", b"size = 3"), kept)  # derived from the third
+    assert nearest[0] == blobs[2]
     pyoutlines.forget_outlines()
-
-
-def test_the_nearest_version_shares_the_most_distinct_lines_and_the_latest_wins_a_tie() -> None:
-    """Versions are compared by the hashes of their distinct lines, as sets of lines would compare them."""
-    from pytest_codesearch.agents.index import pyoutlines
-    from pytest_codesearch.mining.outline import Outline
-
-    texts = [b"a\nb\nc\nd\n", b"a\na\nb\nx\n", b"", b"d\nc\nb\ny\n"]
-    for mine in (b"a\nb\nc\n", b"b\nb\nq\n", b"", b"z"):
-        for text in texts:
-            shared = pyoutlines._shared(pyoutlines.line_hashes(mine), pyoutlines.line_hashes(text))
-            assert shared == len(set(mine.split(b"\n")) & set(text.split(b"\n")))
-    versions = [pyoutlines.Version(text, Outline((), ())) for text in texts]
-    assert pyoutlines._nearest(pyoutlines.line_hashes(b"a\nb\nc\n"), versions).data == texts[0]  # a, b, c and ""
-    assert pyoutlines._nearest(pyoutlines.line_hashes(b"b\nc\nd\n"), versions).data == texts[3]  # ties the first

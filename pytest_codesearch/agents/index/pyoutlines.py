@@ -20,10 +20,6 @@ of their path by 405k lines in all, from the nearest of the last four by 255k.
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
-
-import numpy as np
-import numpy.typing as npt
 
 from pytest_codesearch.mining.outline import Outline, derive_outline, parse_outline, sliceable
 from pytest_codesearch.mining.spans import diff_hunks
@@ -35,7 +31,7 @@ KEPT_BYTES = 1 << 26
 KEPT_VERSIONS = 4
 """Versions kept for each path: a new one is derived from the kept one sharing the most lines with it."""
 
-_KEPT: OrderedDict[str, list[Version]] = OrderedDict()
+_KEPT: OrderedDict[str, list[tuple[bytes, Outline]]] = OrderedDict()
 _kept_bytes = [0]
 derived = [0]
 """Python files outlined from a kept version so far (tests read it)."""
@@ -47,20 +43,18 @@ def file_definitions(path: str, data: bytes) -> tuple[Definition, ...]:
     if language_of(path) != "python" or not sliceable(data):
         return outline(path, data).definitions
     versions = _KEPT.pop(path, [])
-    _kept_bytes[0] -= sum(len(version.data) for version in versions)
-    same = [version.outline for version in versions if version.data == data]
-    lines = None
+    _kept_bytes[0] -= sum(len(version) for version, _ in versions)
+    same = [found for version, found in versions if version == data]
     if same:
         found: Outline | None = same[0]
     elif not versions:
         found = parse_outline(data)
     else:
-        lines = line_hashes(data)
-        base = _nearest(lines, versions)
-        found = derive_outline(data, base.data, base.outline, diff_hunks(data, base.data))
+        base, kept = _nearest(data, versions)
+        found = derive_outline(data, base, kept, diff_hunks(data, base))
         derived[0] += 1
     if found is not None and not same:
-        versions = [*versions, Version(data, found, lines)][-KEPT_VERSIONS:]
+        versions = [*versions, (data, found)][-KEPT_VERSIONS:]
     _keep(path, versions)
     if found is None:  # does not parse: what ``outline`` recovers (tree-sitter's reading)
         return outline(path, data).definitions
@@ -68,55 +62,22 @@ def file_definitions(path: str, data: bytes) -> tuple[Definition, ...]:
     return found.definitions
 
 
-@dataclass(eq=False)
-class Version:
-    """A kept version of a file: its bytes, its outline, and the hashes of its lines once asked."""
-
-    data: bytes
-    outline: Outline
-    hashes: npt.NDArray[np.int64] | None = None
-    """:func:`line_hashes` of ``data``, or None until a later version is compared with it."""
-
-    def lines(self) -> npt.NDArray[np.int64]:
-        """Return :func:`line_hashes` of this version (computed once)."""
-        if self.hashes is None:
-            self.hashes = line_hashes(self.data)
-        return self.hashes
-
-
-def line_hashes(data: bytes) -> npt.NDArray[np.int64]:
-    """Return the sorted distinct hashes of the lines of ``data``."""
-    return np.unique(np.fromiter(map(hash, data.split(b"\n")), np.int64))
-
-
-def _nearest(lines: npt.NDArray[np.int64], versions: list[Version]) -> Version:
-    """Return the version sharing the most distinct lines (``lines``: their hashes) with a new one, the
-    latest of those that tie.
-
-    Lines are compared by hash, each version's hashed once, not split and hashed again at each
-    comparison: which version is the base changes the cost of deriving, never the outline derived.
-    """
+def _nearest(data: bytes, versions: list[tuple[bytes, Outline]]) -> tuple[bytes, Outline]:
+    """Return the version sharing the most distinct lines with ``data`` (the latest of those that tie)."""
     if len(versions) == 1:
         return versions[0]
-    return max(reversed(versions), key=lambda version: _shared(lines, version.lines()))
+    lines = set(data.split(b"\n"))
+    return max(reversed(versions), key=lambda version: len(lines.intersection(version[0].split(b"\n"))))
 
 
-def _shared(mine: npt.NDArray[np.int64], theirs: npt.NDArray[np.int64]) -> int:
-    """Return how many values two sorted arrays of distinct values have in common."""
-    if not len(theirs):
-        return 0
-    at = np.searchsorted(theirs, mine).clip(max=len(theirs) - 1)
-    return int(np.count_nonzero(theirs[at] == mine))
-
-
-def _keep(path: str, versions: list[Version]) -> None:
+def _keep(path: str, versions: list[tuple[bytes, Outline]]) -> None:
     """Keep ``versions`` (with their outlines) as the last of ``path``, within :data:`KEPT_BYTES`."""
     if not versions:
         return
     _KEPT[path] = versions
-    _kept_bytes[0] += sum(len(version.data) for version in versions)
+    _kept_bytes[0] += sum(len(version) for version, _ in versions)
     while _kept_bytes[0] > KEPT_BYTES and len(_KEPT) > 1:
-        _kept_bytes[0] -= sum(len(version.data) for version in _KEPT.popitem(last=False)[1])
+        _kept_bytes[0] -= sum(len(version) for version, _ in _KEPT.popitem(last=False)[1])
 
 
 def forget_outlines() -> None:
