@@ -18,7 +18,6 @@ from pytest_codesearch.agents.builtin.bm25 import BM25Agent
 from pytest_codesearch.agents.index.corpus import build_token_corpus
 from pytest_codesearch.agents.index.indexstore import (
     IndexStore,
-    _stable_order,
     _term_hashes,
     decode_corpora,
     encode_corpora,
@@ -32,7 +31,7 @@ from pytest_codesearch.agents.index.tokencache import TokenCache
 from pytest_codesearch.agents.index.tokenstore import TokenStore
 from pytest_codesearch.repo import SnapshotStore
 from pytest_codesearch.repo.reader import remember_view
-from pytest_codesearch.agents.index.storedvocab import StoredVocabulary, lookup_table, lookup_table_of
+from pytest_codesearch.agents.index.storedvocab import StoredVocabulary, lookup_table, lookup_table_of, stable_order
 
 QUERIES = ["login token", "session token check", "parse lexer other2", "src/login.py fails"]
 
@@ -189,7 +188,14 @@ def test_a_warm_run_loads_every_index_and_ranks_the_same(pytester: pytest.Pytest
 @pytest.mark.parametrize("bound", [1 << 10, 1 << 16, 1 << 24])
 def test_the_radix_order_is_numpys_stable_order(bound: int) -> None:
     keys = np.random.default_rng(7).integers(0, bound, 50_000).astype(np.int32)
-    assert np.array_equal(_stable_order(keys, bound), np.argsort(keys, kind="stable"))
+    assert np.array_equal(stable_order(keys, bound), np.argsort(keys, kind="stable"))
+
+
+def test_the_radix_order_of_hashes_is_numpys_stable_order() -> None:
+    """The lookup table's order of CRC-32 hashes (any 32 bits, some repeated) is numpy's stable one."""
+    keys = np.random.default_rng(7).integers(0, 1 << 32, 50_000, dtype=np.uint64).astype(np.uint32)
+    keys[25_000:] = keys[:25_000]  # equal hashes keep their order
+    assert np.array_equal(stable_order(keys, 1 << 32), np.argsort(keys, kind="stable"))
 
 
 def test_a_term_only_later_corpora_hold_is_one_term_of_the_file() -> None:

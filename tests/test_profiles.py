@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 
+from pytest_codesearch.goldset import conventions
 from pytest_codesearch.goldset.conventions import apply_convention, changed_class_bodies
 from pytest_codesearch.goldset.entities import changed_entities
 from pytest_codesearch.goldset.patch import Insertion
+from pytest_codesearch.outline.python import parse_module
 from pytest_codesearch.scoring import metric_names
 from pytest_codesearch.scoring.profiles import PROFILES, ProfileInput, get_profile
 from pytest_codesearch.scoring.profiles.cosil import score as cosil
@@ -95,6 +99,24 @@ def test_a_class_body_change_is_a_line_outside_its_methods() -> None:
     assert changed_class_bodies(documented, [4], ()) == ["A"]
     with pytest.raises(ValueError, match="unknown truth convention 'swe'; known: native, locagent"):
         apply_convention("swe", "rst.py", RST, [2], (), changed_entities("rst.py", RST, [2]))
+
+
+def test_class_docstrings_are_looked_for_only_when_a_class_body_line_changed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The file is parsed again for its class docstrings only when a changed line lies in a class body."""
+    parsed: list[str | bytes] = []
+
+    def parse(source: str | bytes) -> ast.Module | None:
+        parsed.append(source)
+        return parse_module(source)
+
+    monkeypatch.setattr(conventions, "parse_module", parse)
+    conventions._class_docstring_lines.cache_clear()
+    source = RST.replace("    header = 1", '    """Doc."""')
+    assert changed_class_bodies(source, [5, 8, 12], [Insertion(before=9, indent=4)]) == ["RST"]  # methods, helper
+    assert parsed == []  # the inserted method needs no docstring
+    assert changed_class_bodies(source, [2], ()) == []  # the docstring alone
+    assert changed_class_bodies(source, [1, 2], ()) == ["RST"]  # and the class line
+    assert parsed == [source]  # once: the docstrings of a source are kept
 
 
 def test_each_profile_adds_its_names_to_the_metrics_every_case_carries() -> None:

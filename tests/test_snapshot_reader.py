@@ -202,3 +202,15 @@ def test_the_blobs_read_last_are_kept_within_their_bound(tmp_path: Path, monkeyp
     assert [blob for _, blob in reader._RECENT] == [ids["a.py"], ids["c.py"]]  # b.py dropped first, big.py never kept
     assert reader._recent_bytes == [200]
     assert reader.read_blob(git_dir, "0" * 40) is None and reader.read_blob(git_dir, ids["a.py"]) == files["a.py"]
+
+
+def test_a_blob_is_read_from_the_object_database_and_anything_else_reads_as_none(tmp_path: Path) -> None:
+    """A blob gives its bytes, loose or packed; a tree, a missing object or a malformed id give None."""
+    repo = init_repo(tmp_path / "repo")
+    tree = repo[commit(repo, {"pkg/a.py": b"alpha\n"})].tree  # type: ignore[attr-defined]
+    git_dir = str(tmp_path / "repo" / ".git")
+    assert reader.read_blob(git_dir, str(tree["pkg/a.py"].id)) == b"alpha\n"
+    assert reader.read_blob(git_dir, str(tree["pkg"].id)) is None  # a tree
+    assert reader.read_blob(git_dir, "1" * 40) is None and reader.read_blob(git_dir, "not an id") is None
+    later = str(repo.create_blob(b"written after the database was opened\n"))
+    assert reader.read_blob(git_dir, later) == b"written after the database was opened\n"

@@ -54,7 +54,7 @@ from pytest_codesearch.agents.index import (
 )
 from pytest_codesearch.agents.index.filestore import FileStore, source_digest, store_bound
 from pytest_codesearch.agents.index.postings import IdArray, Postings, TokenCorpus, base_corpus
-from pytest_codesearch.agents.index.storedvocab import StoredVocabulary, lookup_table_of, table_size
+from pytest_codesearch.agents.index.storedvocab import StoredVocabulary, lookup_table_of, stable_order, table_size
 from pytest_codesearch.agents.index.tokencache import newest_terms
 
 FORMAT = "i1"
@@ -143,7 +143,7 @@ def encode_corpora(parts: Parts) -> bytes:
     headers, arrays, texts = [], [], []
     for (part, numbers), (ids, counts, doc_ids), remap in zip(parts, flat, remaps):
         term_ids = remap[ids]
-        order = _stable_order(term_ids, len(terms))
+        order = stable_order(term_ids, len(terms))
         doc_type = _narrow(len(numbers))
         freq_type = _narrow(int(counts.max()) if len(counts) else 0)
         text = "\0".join([part.paths[number] for number in numbers.tolist()]).encode("utf-8", "surrogatepass")
@@ -164,18 +164,6 @@ def _flatten(corpus: TokenCorpus, numbers: IntArray) -> tuple[IdArray, IdArray, 
     sizes = [len(ids) for ids, _ in documents]
     positions = np.repeat(np.arange(len(documents), dtype=np.int64), sizes)
     return np.concatenate([ids for ids, _ in documents]), np.concatenate([c for _, c in documents]), positions
-
-
-def _stable_order(keys: IdArray, bound: int) -> IntArray:
-    """Return the stable ascending order of ``keys`` (all below ``bound``) by radix sorts of 16-bit halves.
-
-    numpy sorts 16-bit integers stably by radix, in linear time; wider ones by timsort, twice as slow
-    on a large snapshot's postings.
-    """
-    low = np.argsort(keys.astype(np.uint16), kind="stable")
-    if bound <= 1 << 16:
-        return low
-    return low[np.argsort((keys[low] >> 16).astype(np.uint16), kind="stable")]
 
 
 def _narrow(largest: int) -> str:

@@ -39,12 +39,25 @@ def lookup_table(encoded: Sequence[bytes]) -> bytes:
 def lookup_table_of(names: bytes, hashes: npt.NDArray[np.uint32]) -> bytes:
     """Return the lookup table of ``len(hashes)`` terms: ``names`` (UTF-8, by term id, one a line, none
     holding a line break) and ``hashes`` (their CRC-32s), as :class:`StoredVocabulary` reads it."""
-    order = np.argsort(hashes, kind="stable")
+    order = stable_order(hashes, 1 << 32)
     starts = np.zeros(len(hashes) + 1, dtype=np.int64)
     if len(hashes):
         starts[1:-1] = np.flatnonzero(np.frombuffer(names, dtype=np.uint8) == ord("\n")) + 1
         starts[-1] = len(names) + 1
     return b"".join(array.astype("<u4").tobytes() for array in (hashes[order], order, starts))
+
+
+def stable_order(keys: npt.NDArray[np.int32] | npt.NDArray[np.uint32], bound: int) -> npt.NDArray[np.int64]:
+    """Return the stable ascending order of ``keys`` (all below ``bound``, at most ``1 << 32``), as
+    ``np.argsort(keys, kind="stable")`` gives it, by radix sorts of 16-bit halves.
+
+    numpy sorts 16-bit integers stably by radix, in linear time; wider ones by timsort: twice as slow on
+    a large snapshot's postings, three times on its terms' hashes.
+    """
+    low = np.argsort(keys.astype(np.uint16), kind="stable")
+    if bound <= 1 << 16:
+        return low
+    return low[np.argsort((keys[low] >> 16).astype(np.uint16), kind="stable")]
 
 
 class StoredVocabulary(Mapping[str, int]):
