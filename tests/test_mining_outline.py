@@ -12,6 +12,7 @@ from pytest_codesearch.mining import outline as outline_module
 from pytest_codesearch.mining.outline import Outline, derive_outline, parse_outline
 from pytest_codesearch.mining.outlines import Outlines, affix_hunks
 from pytest_codesearch.mining.spans import diff_hunks
+from pytest_codesearch.outline.model import Definition
 from pytest_codesearch.outline.python import parse_module
 
 _BLOCKS = [
@@ -78,7 +79,7 @@ def _text(lines: list[str], rng: random.Random) -> bytes:
     return ("\n".join(lines) + rng.choice(["\n", ""])).encode()
 
 
-def _definitions(outline: Outline | None) -> tuple[object, ...]:
+def _definitions(outline: Outline | None) -> tuple[Definition, ...]:
     return () if outline is None else outline.definitions
 
 
@@ -119,8 +120,12 @@ def test_a_class_losing_its_last_method_ends_where_its_new_last_one_does() -> No
     assert (found.definitions[0].start, found.definitions[0].end) == (1, 3)
 
 
-def _recorded_parses(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
-    """Return the list every text the derivation parses from now on is appended to."""
+def _derived_parsing(monkeypatch: pytest.MonkeyPatch, parent: bytes, child: bytes) -> tuple[Outline, list[bytes]]:
+    """Return ``parent``'s outline derived from ``child``'s with every body cut (``CUT_LINES`` 0), checked
+    against a whole parse, and the texts the derivation parsed, in order."""
+    monkeypatch.setattr(outline_module, "CUT_LINES", 0)
+    outline = parse_outline(child)
+    assert outline is not None
     parsed: list[bytes] = []
 
     def parse(text: bytes) -> ast.Module | None:
@@ -128,20 +133,17 @@ def _recorded_parses(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
         return parse_module(text)
 
     monkeypatch.setattr(outline_module, "parse_module", parse)
-    return parsed
+    found = derive_outline(parent, child, outline, diff_hunks(parent, child))
+    assert found is not None and found.definitions == definition_spans(parent)
+    return found, parsed
 
 
 def test_a_function_added_after_a_class_is_outside_it(monkeypatch: pytest.MonkeyPatch) -> None:
     """Lines the diff puts at the end of a class's body, less indented than it, are read at the top level."""
-    monkeypatch.setattr(outline_module, "CUT_LINES", 0)
     child = b"class A:\n    def a(self):\n        return 1\n\n    def b(self):\n        return 2\n\nx = 1\n"
     parent = child.replace(b"\nx = 1", b"\ndef f():\n    class B:\n        pass\n\nx = 1").replace(b"1\n\n", b"5\n\n")
-    outline = parse_outline(child)
-    assert outline is not None
-    parsed = _recorded_parses(monkeypatch)
-    found = derive_outline(parent, child, outline, diff_hunks(parent, child))
+    found, parsed = _derived_parsing(monkeypatch, parent, child)
     assert parsed == [b"class _:\n        return 5\n\n", b"def f():\n    class B:\n        pass\n\n"]
-    assert found is not None and found.definitions == definition_spans(parent)
     assert [(d.qualname, d.start, d.end) for d in found.definitions] == [
         ("A", 1, 6), ("A.a", 2, 3), ("A.b", 5, 6), ("f", 8, 10), ("f.B", 9, 10)
     ]
@@ -149,14 +151,9 @@ def test_a_function_added_after_a_class_is_outside_it(monkeypatch: pytest.Monkey
 
 def test_a_changed_header_is_parsed_alone(monkeypatch: pytest.MonkeyPatch) -> None:
     """A class whose decorator changed keeps its unchanged members: its header is parsed with a stub body."""
-    monkeypatch.setattr(outline_module, "CUT_LINES", 0)
     child = b"x = 1\n\n@old\nclass A(B):\n    def a(self):\n        return 1\n\n    def b(self):\n        return 2\n"
     parent = child.replace(b"@old\nclass A(B):", b"# new\n@new(\n    1)\nclass A(B, C):").replace(b"2\n", b"3\n")
-    outline = parse_outline(child)
-    assert outline is not None
-    parsed = _recorded_parses(monkeypatch)
-    found = derive_outline(parent, child, outline, diff_hunks(parent, child))
-    assert found is not None and found.definitions == definition_spans(parent)
+    found, parsed = _derived_parsing(monkeypatch, parent, child)
     assert [(d.qualname, d.start, d.end) for d in found.definitions] == [("A", 4, 11), ("A.a", 7, 8), ("A.b", 10, 11)]
     assert parsed == [b"# new\n@new(\n    1)\nclass A(B, C):\n    pass\n", b"class _:\n        return 3\n"]
 
