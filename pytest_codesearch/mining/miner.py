@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -231,11 +231,19 @@ class Miner:
         seen.add(outcome.key)
         return outcome
 
-    def drop_merge(self) -> None:
-        """Count a merge commit examined and dropped, as ``examine`` would, without it: the walk that lists the
-        commits for several processes leaves merges out (``parallel._list_commits``), so none looks them up."""
+    def drop_merge(self, commit: pygit2.Commit) -> bool:
+        """Count ``commit`` examined and dropped when it is a merge this mining drops, as ``examine`` would, and
+        return whether it was: the walk that lists the commits for several processes leaves those out
+        (``parallel._list_commits``), so no process looks them up."""
+        if not self._dropped_merge(commit.parent_ids):
+            return False
         self.counts.walked += 1
         self.counts.dropped[MERGE] += 1
+        return True
+
+    def _dropped_merge(self, parents: Sequence[pygit2.Oid]) -> bool:
+        """Return whether a commit of ``parents`` is a merge this mining drops (the first rule it applies)."""
+        return len(parents) > 1 and not self.config.include_merges
 
     def drop_duplicate(self) -> None:
         """Move one kept candidate to the duplicates, once the caller found its key already written."""
@@ -244,7 +252,7 @@ class Miner:
 
     def _judge(self, commit: pygit2.Commit) -> Candidate | str:
         parents = commit.parent_ids
-        if len(parents) > 1 and not self.config.include_merges:
+        if self._dropped_merge(parents):
             return MERGE
         if not parents:
             return "shallow boundary" if str(commit.id) in self.shallow else "root commit"

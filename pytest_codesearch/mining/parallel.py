@@ -285,11 +285,9 @@ def _list_commits(miner: Miner, head: pygit2.Commit, path: Path) -> int:
     libgit2's object cache is off meanwhile (``walk.uncached``): the walk reads each commit once.
     """
     count = 0
-    merges = not miner.config.include_merges
     with path.open("wb") as out, uncached():
         for _, commit in miner.commits(head):
-            if merges and len(commit.parent_ids) > 1:
-                miner.drop_merge()
+            if miner.drop_merge(commit):
                 continue
             out.write(commit.id.raw)
             count += 1
