@@ -75,13 +75,18 @@ def _check_random_history(sample: Sample, seed: str, tree_budget: int) -> None:
     _outline_history(path, versions, tree_budget)
 
 
-def _outline_history(path: str, versions: list[bytes], tree_budget: int = TREE_BUDGET) -> int:
+def _outline_history(path: str, versions: list[bytes], tree_budget: int = TREE_BUDGET, language: str | None = None) -> int:
     """Outline each parent of ``versions`` (oldest first) newest first, as the miner does, and check it against
-    a whole outline; return how many were answered from regions (the kept version stayed the child's)."""
+    a whole outline (``outline``'s, or the tree-sitter grammar's of ``language`` when given); return how many were
+    answered from regions (the kept version stayed the child's)."""
     blobs = {hashlib.sha1(v).digest(): v for v in versions}
     ids = [hashlib.sha1(v).digest() for v in versions]
     trees = TreeOutlines(blobs.__getitem__, lambda a, b: diff_hunks(blobs[a], blobs[b]), tree_budget=tree_budget)
-    language = language_of(path)
+    if language is None:
+        whole_outline = lambda data: outline(path, data).definitions  # noqa: E731
+    else:
+        whole_outline = lambda data: grammar(language).outline(data)[0]  # noqa: E731
+    language = language or language_of(path)
     assert language is not None
     from_regions = 0
     for index in range(len(versions) - 1, 0, -1):  # newest first: the parent is versions[index - 1]
@@ -91,7 +96,7 @@ def _outline_history(path: str, versions: list[bytes], tree_budget: int = TREE_B
         if not spans:
             continue
         found = trees.definitions(path, language, (parent, child), hunks, spans)
-        whole = outline(path, blobs[parent]).definitions
+        whole = whole_outline(blobs[parent])
         assert entities_in_spans(path, found, spans) == entities_in_spans(path, whole, spans), index
         from_regions += trees._by_path[path].blob != parent
     return from_regions
@@ -323,6 +328,72 @@ def test_reparsed_c_outlines_with_macro_errors_find_what_whole_outlines_find(see
     for _ in range(40):
         versions.append(_mutate(rng, versions[-1], pool))
     _outline_history("x.c", versions)
+
+
+_PYTHON_2 = b"""import sys
+
+
+class Cart(object):
+    def add(self, item):
+        print "adding", item
+        try:
+            keep = lambda x: x + 1
+        except ValueError, e:
+            print >>sys.stderr, e
+        return keep(item)
+
+    def total(self):
+        def inner():
+            return 2
+        exec "x = 1"
+        return inner()
+
+
+def fmt(v):
+    print v
+    return str(v)
+
+
+def other():
+    return 0777
+"""
+"""Python 2: ``ast`` cannot parse it, so the miner outlines it with tree-sitter (``spans._python_definitions``)."""
+_PYTHON_2_LINES = [
+    b"@dec\n", b"    @staticmethod\n", b"        print 'x'\n", b"    print >>sys.stderr, 'y'\n", b"def late(a):\n", b"class Late:\n", b"    def m(self):\n",
+    b"        return `self`\n", b"        raise ValueError, 'z'\n", b"    pass\n", b"\n", b"if True:\n", b"        return 1\n",
+]
+
+
+@pytest.mark.parametrize("tree_budget", [TREE_BUDGET, 0], ids=["trees-kept", "trees-let-go"])
+@pytest.mark.parametrize("seed", range(3))
+def test_python_2_outlines_reparsed_from_the_last_tree_find_what_whole_parses_find(seed: int, tree_budget: int) -> None:
+    """Random histories of a Python 2 file (no region is read: Python is reparsed from the kept tree, or whole)
+    find what tree-sitter's grammar finds in each version whole."""
+    rng = random.Random(f"{seed}-python-2")
+    pool = _PYTHON_2_LINES + _PYTHON_2.splitlines(True)
+    versions = [_PYTHON_2]
+    for _ in range(40):
+        versions.append(_mutate(rng, versions[-1], pool))
+    assert _outline_history("x.py", versions, tree_budget, language="python") == 0
+
+
+_WRAPPED = [
+    ("x.cpp", b"int a;\n\ntemplate <typename T>\nint f(T x)\n{\n    return x;\n}\n", b"<typename T>", b"<class T>", "x.cpp:f",
+     "x.cpp:f"),
+    ("x.py", b"class A(object):\n    @staticmethod\n    def m():\n        print 'x'\n", b"@staticmethod", b"@classmethod",
+     "x.py:A.m", "x.py:A"),
+    ("x.py", b"import sys\n\n\n@dec\n@other\ndef f():\n    return 1\n", b"@other", b"@other(2)", "x.py:f", "x.py:f"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("path", "parent", "old", "new", "function", "module"), _WRAPPED, ids=["template", "method", "function"])
+def test_a_changed_template_header_or_decorator_names_the_definition_it_wraps(
+    path: str, parent: bytes, old: bytes, new: bytes, function: str, module: str
+) -> None:
+    """A definition's lines start with its template header or decorators, outside its own syntax node: a commit
+    that changes only those names the definition, as a whole outline does (the C++ one was missed before)."""
+    _, found, spans = _parent_outlined_after(parent, parent.replace(old, new), path)
+    assert entities_in_spans(path, found, spans) == Entities((function,), (module,))
 
 
 _MANY_MACRO_C = b"#include <stdio.h>\n\n" + b"".join(

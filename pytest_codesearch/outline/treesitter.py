@@ -74,7 +74,8 @@ class Grammar:
 
     @cached_property
     def _query(self) -> Query:
-        return Query(self.language, self.query)
+        wrappers = "".join(f" ({wrapper}) @wrapper" for wrapper in sorted(self.wrappers))
+        return Query(self.language, self.query + wrappers)
 
     @cached_property
     def _parser(self) -> Parser:
@@ -93,15 +94,22 @@ class Grammar:
     ) -> tuple[tuple[Definition, ...], str | None]:
         """Return the definitions of ``tree`` and a note when it did not parse whole (see ``outline``).
 
-        With ``ranges`` (``(first byte, past byte)`` pairs), only the definitions that intersect one of
-        them, which include every definition around them: what naming them needs.
+        With ``ranges`` (``(first byte, past byte)`` pairs), only the definitions whose lines meet one of
+        them, which include every definition around them: what naming them needs. A definition's lines
+        start with its wrapper's (``wrappers``: a decorator, a template header), which its own node does
+        not hold, so a range that meets a wrapper alone adds the whole wrapper (its last byte need not be
+        the definition's: ``template <class T> class C {};`` ends with the template's ``;``).
         """
         cursor = QueryCursor(self._query)
         nodes: dict[int, tuple[Node, str]] = {}
-        for start, past in [(0, tree.root_node.end_byte)] if ranges is None else ranges:
+        pending = [(0, tree.root_node.end_byte)] if ranges is None else list(ranges)
+        while pending:
+            start, past = pending.pop()
             cursor.set_byte_range(start, past)
             captured = cursor.captures(tree.root_node)
             nodes.update((node.id, (node, kind)) for kind in KINDS for node in captured.get(kind, ()))
+            if ranges is not None and start < past:
+                pending += [(node.start_byte, node.end_byte) for node in captured.get("wrapper", ()) if node.end_byte > past]
         ordered = sorted(nodes.values(), key=lambda item: (item[0].start_byte, -item[0].end_byte))
         definitions = tuple(self._nest(ordered))
         return definitions, self._note(tree.root_node) if tree.root_node.has_error else None
