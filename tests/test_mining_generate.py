@@ -456,3 +456,30 @@ def test_caches_that_fill_up_change_no_case(
     lines = [json.loads(line) for line in (tmp_path / "project.jsonl").read_text(encoding="utf-8").splitlines()[1:]]
     assert [{**case, "repo": None} for case in lines] == [{**case, "repo": None} for case in cases]
     assert (again.dropped, again.excluded_files) == (stats.dropped, stats.excluded_files)
+
+
+_PYTHON_2 = (
+    "import sys\n\n\nclass Cart(object):\n    def add(self, item):\n        print 'adding', item\n        return item\n\n"
+    "    def total(self):\n        print >>sys.stderr, 'total'\n        return 2\n\n\ndef fmt(v):\n    print v\n"
+    "    return str(v)\n"
+)
+
+
+def test_python_2_files_record_the_functions_tree_sitter_finds(tmp_path: Path) -> None:
+    """A file ``ast`` cannot parse (Python 2) still gets functions and modules: what tree-sitter's grammar finds,
+    the newer version's tree reparsed for its parent."""
+    repo = init_repo(tmp_path / "py2")
+    commit(repo, {"src/cart.py": _PYTHON_2, "README.md": "# cart\n"}, "Initial import")
+    fixed = _PYTHON_2.replace("return item\n", "return item + 1\n").replace("return 2\n", "return 3\n")
+    commit(repo, {"src/cart.py": fixed}, "Fix the totals of the cart when an item repeats")
+    commit(repo, {"src/cart.py": fixed.replace("str(v)", "repr(v)")}, "Fix the format of the values in the report")
+    output = tmp_path / "out.jsonl"
+    generate_goldset(tmp_path / "py2", output, FilterConfig(), workers=1)
+    cases = [json.loads(line) for line in output.read_text(encoding="utf-8").splitlines()[1:]]
+    got = [(c["query"], c["ground_truth_files"], c["ground_truth_functions"], c["ground_truth_modules"]) for c in cases]
+    assert got == [
+        ("Fix the format of the values in the report", [{"path": "src/cart.py", "lines": [[16, 16]]}], ["src/cart.py:fmt"],
+         ["src/cart.py:fmt"]),
+        ("Fix the totals of the cart when an item repeats", [{"path": "src/cart.py", "lines": [[7, 7], [11, 11]]}],
+         ["src/cart.py:Cart.add", "src/cart.py:Cart.total"], ["src/cart.py:Cart"]),
+    ]  # fmt: skip

@@ -11,7 +11,8 @@ in ``tests/test_mining_sitter.py``), so that version is parsed whole. A version 
 edit the same parent) is answered from what was kept: the tree itself when it was that version's, the kept
 edits when that version was outlined from regions. The query then runs only over the changed lines' bytes,
 which finds the definitions holding them and every definition around those (``Grammar.definitions``).
-Python files are not handled here: ``outline.py`` derives them from the child's ``ast`` outline.
+Python files come here only for the versions ``ast`` cannot parse (Python 2 code): ``outline.py`` derives
+the others from the child's ``ast`` outline.
 """
 
 from __future__ import annotations
