@@ -250,22 +250,3 @@ def test_commits_walked_uncached_are_not_kept_in_libgit2s_cache_and_later_ones_a
         assert pygit2.settings.cached_memory[0] == held
     assert len(walked) == 5 and all(fresh[oid] is not None for oid in walked)
     assert pygit2.settings.cached_memory[0] > held  # caching is on again
-
-
-def test_mining_maps_packs_in_small_windows_and_restores_libgit2s_settings(tmp_path: Path) -> None:
-    """While mining, libgit2 maps packs in windows of ``PACK_WINDOW`` bytes, at most ``PACK_MAPPED`` at once (its
-    defaults would keep every page of the pack the walk touched resident); its settings are restored after."""
-    from pytest_codesearch.mining.walk import PACK_MAPPED, PACK_WINDOW
-
-    repo = init_repo(tmp_path / "r")
-    for n in range(3):
-        commit(repo, {"a.py": f"def f():\n    return {n}\n"}, f"Fix the value returned by f, case {n}")
-    before = (pygit2.settings.mwindow_size, pygit2.settings.mwindow_mapped_limit)
-    seen: set[tuple[int, int]] = set()
-
-    def progress(_: object) -> None:
-        seen.add((pygit2.settings.mwindow_size, pygit2.settings.mwindow_mapped_limit))
-
-    generate_goldset(tmp_path / "r", tmp_path / "out.jsonl", FilterConfig(), workers=1, progress=progress)
-    assert seen == {(PACK_WINDOW, PACK_MAPPED)}
-    assert (pygit2.settings.mwindow_size, pygit2.settings.mwindow_mapped_limit) == before

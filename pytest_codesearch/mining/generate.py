@@ -105,31 +105,16 @@ def generate_goldset(
     ``lines``, each case records the line ranges, functions and modules its commit changes. Raises
     ``MiningError`` for a repository, revision or output that cannot be used.
     """
-    with bounded_cache():
-        return _generate(Path(repo_path).absolute(), Path(output).absolute(), config, rev, transform, progress, workers,
-                         name, lines)  # fmt: skip
-
-
-def _generate(
-    repo_path: Path,
-    output: Path,
-    config: FilterConfig,
-    rev: str,
-    transform: Transform | None,
-    progress: Callable[[ProgressEvent], None] | None,
-    workers: int | None,
-    name: str | None,
-    lines: bool,
-) -> MiningStats:
-    """``generate_goldset`` once libgit2's memory is bounded (``bounded_cache``: before the repository is opened)."""
     reporter = Reporter(progress)
+    repo_path = Path(repo_path).absolute()
     repo = open_repository(repo_path)
     head = resolve_commit(repo, rev)
+    output = Path(output).absolute()
     case_repo = _case_repo(repo, repo_path, output)
     notes = _naming_notes(repo, name, repository_name(repo, repo_path))
     name = repository_name(repo, repo_path) if name is None else name
     count = _worker_count(workers, transform)
-    with GoldsetWriter(output) as writer, fast_reads():
+    with GoldsetWriter(output) as writer, bounded_cache(), fast_reads():
         if count > 1:
             from pytest_codesearch.mining.parallel import mine_in_processes
 

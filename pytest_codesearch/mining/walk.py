@@ -25,11 +25,6 @@ from pytest_codesearch.repo.revs import peel_commit
 _UNSAFE_PATH = re.compile(rb"(?:\A|/)(?:\.{1,2}|\.git[. ]*)?(?:/|\Z)|[\0\\]|\A[A-Za-z]:", re.I)
 _SORT = pygit2.enums.SortMode.TIME
 CACHE_BYTES = 16 * 1024 * 1024
-PACK_WINDOW = 32 << 20
-"""Bytes of a pack file libgit2 maps at once while mining (1 GiB by default on 64-bit systems)."""
-PACK_MAPPED = 96 << 20
-"""Bytes of pack files libgit2 keeps mapped while mining (8 GiB by default); past it the least recently used
-window is unmapped."""
 
 
 class MiningError(Exception):
@@ -38,25 +33,17 @@ class MiningError(Exception):
 
 @contextmanager
 def bounded_cache(limit: int = CACHE_BYTES) -> Iterator[None]:
-    """Cap libgit2's object cache (process-wide, 256 MiB by default) and its maps of pack files while mining,
-    then restore both. Enter it before opening the repository: maps made before keep their size.
+    """Cap libgit2's object cache (process-wide, 256 MiB by default) while mining, then restore it.
 
     Walking caches every commit and small tree read; a long history would fill the cache, so memory
-    would grow with history length. The miner keeps the trees it needs itself. libgit2 maps a pack in
-    windows of 1 GiB, so every page of it the walk touched stayed resident: 244 of the 524 MiB of one
-    process on git's newest 20,000 commits, against 78 of 336 MiB in windows of ``PACK_WINDOW`` bytes,
-    at most ``PACK_MAPPED`` mapped (about 3% more CPU time; ``docs/mining.md``).
+    would grow with history length. The miner keeps the trees it needs itself.
     """
     previous = pygit2.settings.cached_memory[1]
-    window, mapped = pygit2.settings.mwindow_size, pygit2.settings.mwindow_mapped_limit
     pygit2.settings.cache_max_size(min(limit, previous))
-    pygit2.settings.mwindow_size = min(PACK_WINDOW, window)
-    pygit2.settings.mwindow_mapped_limit = min(PACK_MAPPED, mapped)
     try:
         yield
     finally:
         pygit2.settings.cache_max_size(previous)
-        pygit2.settings.mwindow_size, pygit2.settings.mwindow_mapped_limit = window, mapped
 
 
 @contextmanager
