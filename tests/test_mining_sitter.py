@@ -75,17 +75,16 @@ def _check_random_history(sample: Sample, seed: str, tree_budget: int) -> None:
     _outline_history(path, versions, tree_budget)
 
 
-def _outline_history(path: str, versions: list[bytes], tree_budget: int = TREE_BUDGET, language: str | None = None) -> int:
+def _outline_history(
+    path: str, versions: list[bytes], tree_budget: int = TREE_BUDGET, language: str | None = None
+) -> int:
     """Outline each parent of ``versions`` (oldest first) newest first, as the miner does, and check it against
     a whole outline (``outline``'s, or the tree-sitter grammar's of ``language`` when given); return how many were
     answered from regions (the kept version stayed the child's)."""
     blobs = {hashlib.sha1(v).digest(): v for v in versions}
     ids = [hashlib.sha1(v).digest() for v in versions]
     trees = TreeOutlines(blobs.__getitem__, lambda a, b: diff_hunks(blobs[a], blobs[b]), tree_budget=tree_budget)
-    if language is None:
-        whole_outline = lambda data: outline(path, data).definitions  # noqa: E731
-    else:
-        whole_outline = lambda data: grammar(language).outline(data)[0]  # noqa: E731
+    reference = None if language is None else grammar(language)
     language = language or language_of(path)
     assert language is not None
     from_regions = 0
@@ -96,7 +95,7 @@ def _outline_history(path: str, versions: list[bytes], tree_budget: int = TREE_B
         if not spans:
             continue
         found = trees.definitions(path, language, (parent, child), hunks, spans)
-        whole = whole_outline(blobs[parent])
+        whole = outline(path, blobs[parent]).definitions if reference is None else reference.outline(blobs[parent])[0]
         assert entities_in_spans(path, found, spans) == entities_in_spans(path, whole, spans), index
         from_regions += trees._by_path[path].blob != parent
     return from_regions
@@ -359,9 +358,10 @@ def other():
 """
 """Python 2: ``ast`` cannot parse it, so the miner outlines it with tree-sitter (``spans._python_definitions``)."""
 _PYTHON_2_LINES = [
-    b"@dec\n", b"    @staticmethod\n", b"        print 'x'\n", b"    print >>sys.stderr, 'y'\n", b"def late(a):\n", b"class Late:\n", b"    def m(self):\n",
-    b"        return `self`\n", b"        raise ValueError, 'z'\n", b"    pass\n", b"\n", b"if True:\n", b"        return 1\n",
-]
+    b"@dec\n", b"    @staticmethod\n", b"        print 'x'\n", b"    print >>sys.stderr, 'y'\n", b"def late(a):\n",
+    b"class Late:\n", b"    def m(self):\n", b"        return `self`\n", b"        raise ValueError, 'z'\n", b"    pass\n",
+    b"\n", b"if True:\n", b"        return 1\n",
+]  # fmt: skip
 
 
 @pytest.mark.parametrize("tree_budget", [TREE_BUDGET, 0], ids=["trees-kept", "trees-let-go"])
@@ -386,7 +386,9 @@ _WRAPPED = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("path", "parent", "old", "new", "function", "module"), _WRAPPED, ids=["template", "method", "function"])
+@pytest.mark.parametrize(
+    ("path", "parent", "old", "new", "function", "module"), _WRAPPED, ids=["template", "method", "function"]
+)
 def test_a_changed_template_header_or_decorator_names_the_definition_it_wraps(
     path: str, parent: bytes, old: bytes, new: bytes, function: str, module: str
 ) -> None:

@@ -58,10 +58,10 @@ _UNFRAMED = frozenset({"c", "cpp"})
 
 _WHOLE_ONLY = frozenset({"ruby", "python"})
 """Languages never read from regions. Python (outlined here only for versions ``ast`` cannot parse, Python 2
-code) is reparsed from the kept tree: no random history has checked its regions. Ruby's grammar reads an ``end`` without its ``def`` as a clean top-level
-identifier, so an edit elsewhere that opens or closes a block moves which ``end`` closes what, across
-frames that look clean (seed ``236-ruby-x`` of random histories: a ``def`` the whole file's parse extends
-over the region's frame)."""
+code) is reparsed from the kept tree: no random history has checked its regions. Ruby's grammar reads an
+``end`` without its ``def`` as a clean top-level identifier, so an edit elsewhere that opens or closes a
+block moves which ``end`` closes what, across frames that look clean (seed ``236-ruby-x`` of random
+histories: a ``def`` the whole file's parse extends over the region's frame)."""
 
 
 Offsets = Sequence[int]

@@ -108,8 +108,9 @@ class Grammar:
             cursor.set_byte_range(start, past)
             captured = cursor.captures(tree.root_node)
             nodes.update((node.id, (node, kind)) for kind in KINDS for node in captured.get(kind, ()))
-            if ranges is not None and start < past:
-                pending += [(node.start_byte, node.end_byte) for node in captured.get("wrapper", ()) if node.end_byte > past]
+            if ranges is not None:
+                wrappers = captured.get("wrapper", ())
+                pending += [(node.start_byte, node.end_byte) for node in wrappers if node.end_byte > past]
         ordered = sorted(nodes.values(), key=lambda item: (item[0].start_byte, -item[0].end_byte))
         definitions = tuple(self._nest(ordered))
         return definitions, self._note(tree.root_node) if tree.root_node.has_error else None
