@@ -18,6 +18,7 @@ from pathlib import Path
 import pygit2
 
 from pytest_codesearch.filekinds import looks_binary
+from pytest_codesearch.repo.reader import unverified_reads
 
 _TREE = int(pygit2.enums.ObjectType.TREE)
 BINARY_VERDICTS = 1 << 16
@@ -165,10 +166,9 @@ def fast_reads() -> Iterator[None]:
     is what verifies a repository). libgit2 also keeps trees of up to 4 KiB in its object cache, which only
     costs time here: ``TreeDiffer`` keeps the trees it reuses, and every other tree is read once.
     """
-    pygit2.settings.enable_strict_hash_verification(False)
     pygit2.settings.cache_object_limit(pygit2.enums.ObjectType.TREE, 0)
     try:
-        yield
+        with unverified_reads():
+            yield
     finally:
-        pygit2.settings.enable_strict_hash_verification(True)
         pygit2.settings.cache_object_limit(pygit2.enums.ObjectType.TREE, _DEFAULT_TREE_LIMIT)

@@ -16,6 +16,8 @@ from __future__ import annotations
 import hashlib
 import os
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -38,6 +40,7 @@ __all__ = [
     "known_view",
     "open_repository",
     "remember_view",
+    "unverified_reads",
 ]
 
 
@@ -186,13 +189,24 @@ _RECENT: OrderedDict[tuple[str, str], bytes] = OrderedDict()
 _recent_bytes = [0]
 
 
+@contextmanager
+def unverified_reads() -> Iterator[None]:
+    """Read objects without libgit2 hashing each one again to check its id, as git reads (``git fsck`` checks a
+    repository; zlib's checksum still catches a damaged pack), then turn the check back on (libgit2's default,
+    process-wide: libgit2 offers no way to read the setting)."""
+    pygit2.settings.enable_strict_hash_verification(False)
+    try:
+        yield
+    finally:
+        pygit2.settings.enable_strict_hash_verification(True)
+
+
 def read_blob(git_dir: str, blob_id: str) -> bytes | None:
     """Return the content of the blob ``blob_id`` in the repository at ``git_dir``, or None.
 
     Read from the object database (``Odb.read``), not as a ``Blob`` object, and without libgit2 hashing
-    the content again to check its id, as git reads (``git fsck`` checks a repository; zlib's checksum
-    still catches a damaged pack): the same bytes for half the CPU a blob (a cold SWE-bench Lite run
-    reads 640 MB of them). The check is turned off for this read alone, then on again (libgit2's default).
+    the content again to check its id (``unverified_reads``, for this read alone): the same bytes for half
+    the CPU a blob (a cold SWE-bench Lite run reads 640 MB of them).
     """
     key = (git_dir, blob_id)
     data = _RECENT.get(key)
@@ -200,13 +214,11 @@ def read_blob(git_dir: str, blob_id: str) -> bytes | None:
         _RECENT.move_to_end(key)
         return data
     database = _object_database(git_dir)
-    pygit2.settings.enable_strict_hash_verification(False)
     try:
-        kind, data = database.read(blob_id)
+        with unverified_reads():
+            kind, data = database.read(blob_id)
     except (pygit2.GitError, KeyError, ValueError):  # missing, or not an object id
         return None
-    finally:
-        pygit2.settings.enable_strict_hash_verification(True)
     if kind != pygit2.enums.ObjectType.BLOB:
         return None
     if len(data) <= RECENT_LARGEST:
