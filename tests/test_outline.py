@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_codesearch.outline import FileOutline, language_of, outline
+from pytest_codesearch.outline import FileOutline, language_of, outline, source_language
+from pytest_codesearch.outline.clike import header_language
 
 Row = tuple[str, str, int, int]
 """(kind, qualified name, first line, last line)"""
@@ -153,6 +154,57 @@ def test_python_that_ast_cannot_parse_falls_back_to_tree_sitter() -> None:
 def test_a_header_that_is_cpp_is_read_as_cpp() -> None:
     assert outline("a.h", "class Foo { public: int bar() { return 1; } };\n").language == "cpp"
     assert outline("b.h", "struct s { int new; };\nint f(void);\n").language == "c"
+
+
+CPP_HEADERS = [
+    "template <typename T> T twice(T x) { return x + x; }\n",
+    "namespace shop {\nint total(void);\n}\n",
+    "namespace {\nint hidden;\n}\n",
+    "class Cart;\nclass Cart final : Base {\n};\n",
+    "int n = std::max(1, 2);\n",
+    "void ::global(void);\n",
+    "struct S {\n  public:\n  int x;\n};\n",
+    'extern "C++" int f(int);\n',
+]
+C_HEADERS = [
+    "/* a::b, template <T>, namespace x { and class K : B { in a comment */\nint f(void);\n",
+    "// std::string s; class K {\nint f(void);\n",
+    'const char *usage = "git::fetch template<x> namespace y {";\nint f(void);\n',
+    "#ifdef __cplusplus\nextern \"C\" {\n#endif\nint f(void);\n#ifdef __cplusplus\n}\n#endif\n",
+    "struct s { int class; int template; };\nint new_class(int public);\n",
+    "int c = 'a'; /* unterminated comment :: class K {\n",
+]
+
+
+@pytest.mark.parametrize("text", CPP_HEADERS)
+def test_a_header_with_a_construct_only_cpp_has_is_cpp(text: str) -> None:
+    assert header_language(text.encode()) == "cpp"
+    assert source_language("inc/x.H", text.encode()) == "cpp"
+    assert outline("inc/x.h", text).language == "cpp"
+
+
+@pytest.mark.parametrize("text", C_HEADERS)
+def test_cpp_words_in_comments_strings_or_as_c_names_leave_a_header_c(text: str) -> None:
+    assert header_language(text.encode()) == "c"
+    assert outline("inc/x.h", text).language == "c"
+
+
+def test_only_headers_are_read_by_their_content() -> None:
+    assert source_language("x.c", b"namespace a {}\n") == "c"
+    assert source_language("x.hpp", b"int f(void);\n") == "cpp"
+    assert source_language("x.txt", b"int f(void);\n") is None
+
+
+def test_a_cpp_header_with_errors_is_named_as_cpp() -> None:
+    """Read as C, this header's recovery made ``shop`` a function and lost the class: a header is read as C++
+    alone, whatever errors its C++ reading holds (here a macro tree-sitter cannot expand)."""
+    text = "namespace shop {\ntemplate <typename T>\nclass Cart {\n public:\n  int total() const { return 1; }\n};\n}\n"
+    found = outline("cart.h", text + "int API f(int x) { return x; }\n")
+    assert found.language == "cpp"
+    assert [(d.qualname, d.start, d.end) for d in found.definitions] == [
+        ("shop::Cart", 2, 6), ("shop::Cart::total", 5, 5), ("f", 8, 8)
+    ]  # fmt: skip
+    assert found.note == "does not parse as cpp from line 8: definitions are those tree-sitter recovers"
 
 
 @pytest.mark.parametrize("path", ["README.md", "Makefile", "a.kt", "x.swift", "data.json"])

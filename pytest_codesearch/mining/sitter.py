@@ -29,7 +29,7 @@ from tree_sitter import Point, Tree
 from pytest_codesearch.mining.outline import Hunk
 from pytest_codesearch.mining.hunkcompose import composed
 from pytest_codesearch.mining.regions import Offsets, Text, Tops, region_definitions, top_level
-from pytest_codesearch.outline import cpp_reading, grammar, maybe_cpp
+from pytest_codesearch.outline import grammar
 from pytest_codesearch.outline.model import Definition
 
 
@@ -102,23 +102,19 @@ class TreeOutlines:
         if kept is not None and kept.language == language:
             base, text = Text(kept.data, kept.offsets), Text(source, offsets)
             edits = self._edits(kept, (source_id, new_id), hunks, text)
-            if not (path.lower().endswith(".h") and maybe_cpp(source)):  # the C++ reading needs the whole parse
-                tops = _tops(kept)
-                derived = region_definitions(found, tops, base, text, edits, spans)
-                if derived is not None:  # the base's tree stays: the next version is mapped to it
-                    kept = kept._replace(version=source_id, edits=tuple(edits), version_lines=text.lines)
-                    self._by_path[path] = kept._replace(tops=tops)
-                    self._use(path)
-                    return derived
+            tops = _tops(kept)
+            derived = region_definitions(found, tops, base, text, edits, spans)
+            if derived is not None:  # the base's tree stays: the next version is mapped to it
+                kept = kept._replace(version=source_id, edits=tuple(edits), version_lines=text.lines)
+                self._by_path[path] = kept._replace(tops=tops)
+                self._use(path)
+                return derived
         old = None
         if kept is not None:
             self._drop(path)
             if edits is not None and kept.tree is not None:  # a tree with errors, or let go: parsed whole
                 old = edited(kept.tree, (kept.data, kept.offsets), (source, offsets), edits)
         tree = found.parse(source, old)
-        if tree.root_node.has_error and path.lower().endswith(".h") and maybe_cpp(source):
-            cpp = cpp_reading(source)  # a header that may be C++: read as ``outline`` reads it
-            return cpp if cpp is not None else found.definitions(tree)[0]
         if tree.root_node.has_error:
             self._keep(path, _Kept(source_id, source, None, top_level(tree, language), language, offsets, source_id))
         else:

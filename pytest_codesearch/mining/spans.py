@@ -22,7 +22,7 @@ from pytest_codesearch.filekinds import looks_binary
 from pytest_codesearch.goldset.entities import Definition, entities_in_spans
 from pytest_codesearch.goldset.patch import Span, spans
 from pytest_codesearch.goldset.truth import PYTHON_SUFFIXES
-from pytest_codesearch.outline import language_of, outline
+from pytest_codesearch.outline import outline, source_language
 from pytest_codesearch.mining.affixes import common_prefix, common_suffix
 from pytest_codesearch.mining.files import ScoredFile
 from pytest_codesearch.mining.outline import Hunk
@@ -84,7 +84,7 @@ def changed_code(
         if not found:
             continue
         lines[file.path] = found
-        language = language_of(file.path)
+        language = source_language(file.path, old)
         if language is None:
             unoutlined.append(PurePosixPath(file.path).suffix.lower())
             continue

@@ -18,7 +18,7 @@ from collections import OrderedDict
 from functools import lru_cache
 from pathlib import PurePosixPath
 
-from .clike import C, CPP
+from .clike import C, CPP, header_language
 from .dynamic import PHP, PYTHON, RUBY
 from .managed import CSHARP, JAVA
 from .model import CLASS, FUNCTION, Definition, FileOutline
@@ -43,26 +43,35 @@ LANGUAGES: dict[str, str] = {
     **dict.fromkeys((".rb", ".rake"), "ruby"),
     ".php": "php",
 }
-"""The language of each supported extension (lower case). A ``.h`` file that is not C is read as C++."""
+"""The language of each supported extension (lower case). A ``.h`` file may be C++ (:func:`source_language`)."""
 
 
 def language_of(path: str) -> str | None:
-    """Return the language ``outline`` reads the file at ``path`` as, or None when it has no outline."""
+    """Return the language of the file at ``path`` by its extension (``"c"`` for a ``.h``), or None when it has
+    no outline."""
     return LANGUAGES.get(PurePosixPath(path).suffix.lower())
 
 
-def outline(path: str, source: str | bytes) -> FileOutline:
-    """Return the definitions of ``source``, the content of the file at ``path``, by its extension."""
+def source_language(path: str, data: bytes) -> str | None:
+    """Return the language ``outline`` reads ``data``, the content of the file at ``path``, as: by its extension,
+    and a ``.h`` file by its content (C++ when it holds a construct only C++ has, ``clike.header_language``)."""
     language = language_of(path)
-    if language is None:
-        return FileOutline(None)
+    return header_language(data) if language == "c" and path[-2:].lower() == ".h" else language
+
+
+def outline(path: str, source: str | bytes) -> FileOutline:
+    """Return the definitions of ``source``, the content of the file at ``path``, by its language
+    (:func:`source_language`)."""
+    if language_of(path) is None:
+        return FileOutline(None)  # before encoding: most files of a snapshot have no outline
     data = source.encode("utf-8", errors="surrogateescape") if isinstance(source, str) else source
+    language = source_language(path, data) or ""
     if _GIVEN:
         given = _GIVEN.get((language, data))
         if given is not None:
             _GIVEN.move_to_end((language, data))
             return given
-    return _outline(language, data, path.lower().endswith(".h"))
+    return _outline(language, data)
 
 
 _GIVEN: OrderedDict[tuple[str, bytes], FileOutline] = OrderedDict()
@@ -74,8 +83,8 @@ def keep_outline(path: str, data: bytes, found: FileOutline) -> None:
     """Let :func:`outline` answer ``found`` for ``data`` at ``path`` while it is among the last :data:`GIVEN`
     given: an outline made another way, the same as :func:`outline` would make (bm25 derives a Python
     file's from its last version, ``agents/index/pyoutlines.py``; scoring then outlines the same files)."""
-    language = language_of(path)
-    if language is None or path.lower().endswith(".h"):
+    language = source_language(path, data)
+    if language is None:
         return
     _GIVEN[(language, data)] = found
     _GIVEN.move_to_end((language, data))
@@ -83,13 +92,8 @@ def keep_outline(path: str, data: bytes, found: FileOutline) -> None:
         _GIVEN.popitem(last=False)
 
 
-def maybe_cpp(data: bytes) -> bool:
-    """Return whether a header C cannot parse may be C++: it has a word only C++ gives a meaning."""
-    return any(word in data for word in (b"class ", b"namespace ", b"template", b"::", b"public:"))
-
-
 @lru_cache(maxsize=512)
-def _outline(language: str, data: bytes, header: bool = False) -> FileOutline:
+def _outline(language: str, data: bytes) -> FileOutline:
     """Return the outline of ``data`` read as ``language`` (cached: unchanged files recur across commits)."""
     if language == "python":
         exact = python_definitions(data)
@@ -98,20 +102,7 @@ def _outline(language: str, data: bytes, header: bool = False) -> FileOutline:
     definitions, note = _GRAMMARS[language].outline(data)
     if language == "python" and note is None:  # Python 2, say: tree-sitter's grammar still reads it
         note = "does not parse with Python's ast: definitions are those tree-sitter finds"
-    if note is not None and header:  # a header may be C++: take that reading if it parses
-        cpp = cpp_reading(data)
-        if cpp is not None:
-            return FileOutline("cpp", cpp)
     return FileOutline(language, definitions, note)
-
-
-def cpp_reading(data: bytes) -> tuple[Definition, ...] | None:
-    """Return the definitions of a header C cannot parse, read as C++, when it may be C++ and parses so;
-    else None (the C reading stands)."""
-    if not maybe_cpp(data):
-        return None
-    cpp, note = CPP.outline(data)
-    return cpp if note is None else None
 
 
 def grammar(language: str) -> Grammar:
@@ -120,7 +111,6 @@ def grammar(language: str) -> Grammar:
 
 
 __all__ = [
-    "CLASS", "FUNCTION", "LANGUAGES", "Definition", "FileOutline", "cpp_reading", "grammar", "keep_outline", "language_of",
-    "maybe_cpp",
-    "outline",
+    "CLASS", "FUNCTION", "LANGUAGES", "Definition", "FileOutline", "grammar", "keep_outline", "language_of", "outline",
+    "source_language",
 ]  # fmt: skip

@@ -5,6 +5,9 @@ defined outside its class keeps the name it is written with (``Shape::area`` in 
 ``ns::Shape::area``), a top-level definition of its own. Template headers belong to what they declare;
 type arguments are dropped (``Box<int>::get`` is ``Box::get``); lambdas and anonymous namespaces are
 transparent.
+
+A ``.h`` file is C++ when, outside its comments and strings, it holds a construct only C++ has
+(:func:`header_language`), else C: one reading, decided before any parse.
 """
 
 from __future__ import annotations
@@ -22,6 +25,34 @@ _NAMES = frozenset(
      "template_function", "type_identifier"}
 )  # fmt: skip
 _ARGUMENTS = re.compile(r"<[^<>]*>")
+
+_CPP_ONLY = (
+    rb"t(?<!\wt)emplate\s*<|n(?<!\wn)amespace(?:\s+\w+)?\s*\{|c(?<!\wc)lass\s+\w+\s*(?:final\s*)?[:{]|::[~\w]"
+    rb'|\n[ \t]*(?:public|private|protected)[ \t]*:|e(?<!\we)xtern\s*"C\+\+"'
+)
+"""A template, a namespace, a class with a body or base, a scope (``a::b``, ``::f``), an access label, ``extern "C++"``.
+Each alternative starts with a character, not ``\\b``, so that ``re`` skips to the candidates."""
+_MARKED = re.compile(_CPP_ONLY)
+_TOKENS = re.compile(
+    rb"//[^\n]*|/\*[^*]*\*+(?:[^/*][^*]*\*+)*/|/\*.*"  # comments (one left open runs to the end)
+    rb"|\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'"  # string and character literals
+    rb"|(?P<cpp>" + _CPP_ONLY + rb")",
+    re.DOTALL,
+)
+"""Comments and string or character literals, skipped whole, or a C++ construct outside them."""
+_WORDS = (b"::", b"template", b"namespace", b"class", b"public", b"private", b"protected", b'"C++"')
+
+
+def header_language(data: bytes) -> str:
+    """Return ``"cpp"`` when a header holds a construct only C++ has outside its comments and strings, else ``"c"``.
+
+    Read as C, a C++ header makes tree-sitter's C grammar recover from every template (about 1.7 MB/s
+    against 8 MB/s on C) and names nothing right; so the reading is chosen from the text, in three steps
+    of rising cost: the words, the constructs anywhere, the constructs outside comments and strings.
+    """
+    if not any(word in data for word in _WORDS) or _MARKED.search(data) is None:
+        return "c"
+    return "cpp" if any(found.lastgroup == "cpp" for found in _TOKENS.finditer(data)) else "c"
 
 
 def declarator_name(node: Node) -> str | None:
