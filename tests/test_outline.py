@@ -264,3 +264,23 @@ def test_definitions_in_blocks_are_read_at_the_blocks_level_in_source_order_hand
         ("in_elif", 29, 29, True, True, 24, False),
         ("in_for_else", 31, 31, True, True, 16, False),
     ]
+
+
+def test_a_comment_inside_a_name_is_left_out() -> None:
+    text = "int Foo /* the class */ ::bar() { return 1; }\nint Foo:: // its\n baz() { return 2; }\n"
+    assert [(d.qualname, d.start, d.end) for d in outline("v.cpp", text).definitions] == [
+        ("Foo::bar", 1, 1), ("Foo::baz", 2, 3)
+    ]  # fmt: skip
+
+
+def test_names_tree_sitter_made_from_errors_are_no_definitions() -> None:
+    """fmt opens its namespaces with macros tree-sitter cannot expand: ``MACRO namespace detail {`` read as a
+    function named ``namespace`` that held the whole file, and ``MACRO /** doc */ template <...> class`` as a
+    function named ``MACROtemplate``, once with the comment's text. Such a function is transparent now."""
+    text = "FMT_BEGIN_NAMESPACE\nnamespace detail {\nint f() { return 1; }\nclass K { public: int g() { return 2; } };\n}\n"
+    assert [(d.qualname, d.start, d.end) for d in outline("v.cc", text).definitions] == [
+        ("f", 3, 3), ("K", 4, 4), ("K::g", 4, 4)
+    ]  # fmt: skip
+    text = "FMT_BEGIN_NAMESPACE\nFMT_BEGIN_EXPORT\n\n/** A view. */\ntemplate <typename Char> class view {\n private:\n"
+    text += "  int n;\n public:\n  int size() const { return n; }\n};\n"
+    assert outline("v.h", text).definitions == ()

@@ -56,12 +56,26 @@ def header_language(data: bytes) -> str:
 
 
 def declarator_name(node: Node) -> str | None:
-    """Return the name a function definition declares: ``main``, ``Shape::area``, ``~Shape``."""
+    """Return the name a function definition declares: ``main``, ``Shape::area``, ``~Shape``; None (the
+    definition is transparent) when tree-sitter recovered that name from an error."""
     found = node.child_by_field_name("declarator")
     while found is not None and found.type not in _NAMES:
         inner = found.child_by_field_name("declarator") or found.child_by_field_name("name")
         found = inner or next(iter(found.named_children), None)  # ``(*f(void))``: no field names the inside
-    return _plain(text(found))
+    return None if found is not None and found.has_error else _plain(text(found))
+
+
+_CPP_KEYWORDS = frozenset(
+    {"namespace", "template", "class", "struct", "union", "enum", "typename", "using", "typedef", "friend",
+     "public", "private", "protected", "return", "if", "else", "for", "while", "do", "switch", "case"}
+)  # fmt: skip
+
+
+def _cpp_declarator_name(node: Node) -> str | None:
+    """Return :func:`declarator_name`, None for a keyword: ``FMT_BEGIN_NAMESPACE namespace detail {`` (a macro
+    tree-sitter cannot expand) reads as a function ``namespace`` holding the whole namespace."""
+    name = declarator_name(node)
+    return None if name in _CPP_KEYWORDS else name
 
 
 def _plain(name: str | None) -> str | None:
@@ -99,7 +113,7 @@ CPP = Grammar(
     (namespace_definition name: (_)) @namespace
     """,
     names={
-        "function_definition": declarator_name,
+        "function_definition": _cpp_declarator_name,
         "class_specifier": _type_name,
         "struct_specifier": _type_name,
         "union_specifier": _type_name,

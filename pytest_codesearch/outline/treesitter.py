@@ -15,6 +15,7 @@ ranges, so outlining costs about what parsing does. Rules shared by every langua
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -34,11 +35,18 @@ def field_name(node: Node) -> str | None:
     return text(node.child_by_field_name("name"))
 
 
+_COMMENT = re.compile(r"/\*.*?(?:\*/|\Z)|//[^\n]*", re.DOTALL)
+
+
 def text(node: Node | None) -> str | None:
-    """Return a node's source text with whitespace removed, or None for no node."""
+    """Return a node's source text with whitespace and comments removed, or None for no node (a name holds a
+    comment only where tree-sitter recovered from an error: a C++ header's macros made one 700 characters long)."""
     if node is None or node.text is None:
         return None
-    return "".join(node.text.decode("utf-8", errors="replace").split()) or None
+    found = node.text.decode("utf-8", errors="replace")
+    if "/" in found:
+        found = _COMMENT.sub("", found)
+    return "".join(found.split()) or None
 
 
 def without_generics(name: str | None) -> str | None:
