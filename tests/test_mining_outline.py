@@ -83,14 +83,17 @@ def _definitions(outline: Outline | None) -> tuple[Definition, ...]:
     return () if outline is None else outline.definitions
 
 
+@pytest.mark.parametrize("chunk_bytes", [outline_module.CHUNK_BYTES, 40], ids=["whole", "chunked"])
 @pytest.mark.parametrize("cut_lines", [0, 4, outline_module.CUT_LINES])
 @pytest.mark.parametrize("seed", range(4))
 def test_derived_outlines_equal_whole_parses_along_a_history(
-    seed: int, cut_lines: int, monkeypatch: pytest.MonkeyPatch
+    seed: int, cut_lines: int, chunk_bytes: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Each version is derived from the next newer one, itself derived: as the miner walks a history
-    (with every body cut, with those of 4 lines or more, and with the default's)."""
+    (with every body cut, with those of 4 lines or more, and with the default's; with pieces parsed at once,
+    and in chunks of a few statements)."""
     monkeypatch.setattr(outline_module, "CUT_LINES", cut_lines)
+    monkeypatch.setattr(outline_module, "CHUNK_BYTES", chunk_bytes)
     rng = random.Random(seed)
     for _ in range(300):
         child = _text(_source(rng), rng)
@@ -107,6 +110,39 @@ def test_derived_outlines_equal_whole_parses_along_a_history(
             if found is None:
                 break  # a version that does not parse: start a new history
             child, outline = parent, found
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_sources_parsed_in_chunks_outline_as_parsed_at_once(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cut before top-level definitions into chunks of a few statements, random sources (strings holding
+    ``def`` lines, decorators over several lines, continued lines, Python 2) give the outline of one parse:
+    definitions, bodies and cuts alike, and None for a source that does not parse."""
+    rng = random.Random(f"{seed}-chunks")
+    chunked = 0
+    for _ in range(300):
+        source = _text(_edited(rng, _source(rng)), rng)
+        monkeypatch.setattr(outline_module, "CHUNK_BYTES", 1 << 30)
+        whole = parse_outline(source)
+        monkeypatch.setattr(outline_module, "CHUNK_BYTES", rng.choice([20, 40, 80]))
+        chunked += outline_module._chunks(source, 0) is not None
+        assert parse_outline(source) == whole, source
+        assert _definitions(whole) == definition_spans(source)
+    assert chunked > 200  # most sources were cut
+
+
+def test_a_large_source_is_cut_before_lines_of_code_at_its_column(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cuts fall before a line of code at the statements' column, at least ``CHUNK_BYTES`` apart: never before a
+    comment, a closing bracket, a clause (``else:``), a deeper line, or between a decorator and what it decorates."""
+    monkeypatch.setattr(outline_module, "CHUNK_BYTES", 100)
+    comments = b"# a comment line of twenty bytes\n" * 4  # 132 bytes: no cut inside
+    source = comments + b"x = (\n    1,\n)\n" + comments + b"if a:\n    b = 1\n" + comments + b"else:\n    c = 2\n"
+    source += comments + b"@a\n@b\ndef f():\n    pass\n" + comments + b"y = 3\n"
+    cuts = outline_module._chunks(source, 0)
+    assert [source[start:past].split(b"\n")[0] for start, past, _ in cuts] == [b"# a comment line of twenty bytes", b"x = (", b"if a:", b"@a", b"y = 3"]
+    assert [before for _, _, before in cuts] == [0, 4, 11, 23, 31]
+    member = b"    x = 1\n" * 30 + b"        deeper = 1\n" * 10 + b"    # c\n    y = 2\n"
+    assert [start for start, _, _ in outline_module._chunks(member, 4)] == [0, 100, 200, 498]
+    assert outline_module._chunks(member, 0) is None  # nothing at the module's own column
 
 
 def test_a_class_losing_its_last_method_ends_where_its_new_last_one_does() -> None:

@@ -30,8 +30,8 @@ import codecs
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import dataclass, replace
+from functools import cached_property, lru_cache
 
 from pytest_codesearch.gcpause import paused_gc
 from pytest_codesearch.outline.model import Definition
@@ -91,7 +91,8 @@ class Outline:
 
 
 def parse_outline(source: bytes) -> Outline | None:
-    """Return the outline of ``source`` parsed whole; None when it does not parse."""
+    """Return the outline of ``source`` parsed whole (in chunks when large: :func:`_parse_piece`); None when it
+    does not parse."""
     with paused_gc():
         found = _parse_piece(source, 0)
     if found is None:
@@ -263,14 +264,70 @@ def _copied(outline: Outline, cuts: Sequence[int], piece: Piece) -> Outline:
     return Outline(_shifted(outline.between(theirs, theirs + length), shift), tuple(c + shift for c in inside), bodies)
 
 
+CHUNK_BYTES = 64 << 10
+"""Statements over twice this many bytes are parsed in chunks of at least this size (:func:`_chunks`)."""
+
+
+def _chunks(text: bytes, column: int) -> list[tuple[int, int, int]] | None:
+    """Return ``(first byte, past byte, lines before it)`` of the chunks ``text`` (statements at ``column``) is
+    parsed in when it is over twice :data:`CHUNK_BYTES`; None when it is smaller or cannot be cut.
+
+    ``ast`` holds about 350 bytes per byte of source while it parses: sympy's generated rule files, parsed
+    in pieces of 0.7 to 1.3 MB (one function body of 4,700 assignments), raised the largest mining process's
+    peak memory by 460 MiB (issue 23). Each chunk but the first starts at a line of code at ``column`` (not a
+    comment, a closing bracket, a clause such as ``else:``, nor a decorated line: the first decorator's);
+    each must then parse alone, which it does only where the tokenizer is clean (a cut inside a string,
+    brackets or a continued line leaves the chunk before it unparsable), so the chunks' outlines joined are
+    the whole's.
+    """
+    if len(text) <= 2 * CHUNK_BYTES:
+        return None
+    cuts, lines = [0], [0]
+    counted = 0
+    for match in _statement_lines(column).finditer(text):
+        at = match.start()
+        if at - cuts[-1] < CHUNK_BYTES or text.startswith(b"@", text.rfind(b"\n", 0, at - 1) + 1 + column):
+            continue  # too close to the last cut, or a decorated line: the cut goes before the decorators
+        lines.append(lines[-1] + text.count(b"\n", counted, at))
+        cuts.append(at)
+        counted = at
+    if len(cuts) == 1:
+        return None
+    return list(zip(cuts, [*cuts[1:], len(text)], lines))
+
+
+@lru_cache(maxsize=64)
+def _statement_lines(column: int) -> re.Pattern[bytes]:
+    """Return the pattern of a line that may start a statement at ``column``."""
+    return re.compile(rb"^ {%d}(?=\S)(?![#)\]}]|(?:else|elif|except|finally)\b)" % column, re.MULTILINE)
+
+
 def _parse_piece(text: bytes, shift: int) -> Outline | None:
     """Return the outline of module text whose first line is line ``shift + 1``; None if it does not parse."""
+    chunks = _chunks(text, 0)
+    if chunks is not None:
+        parts = [_parse_module_piece(text[start:past], shift + before) for start, past, before in chunks]
+        if None not in parts:
+            found = [part for part in parts if part is not None]
+            found[1:] = [replace(part, boundaries=part.boundaries[1:]) for part in found[1:]]  # its first start
+            return _concatenated(found)
+    return _parse_module_piece(text, shift)
+
+
+def _parse_module_piece(text: bytes, shift: int) -> Outline | None:
+    """Return the outline of module text whose first line is line ``shift + 1``, parsed at once."""
     tree = parse_module(text)
     if tree is None:
         return None
     bodies: list[Body] = []
     _bodies(tree.body, shift, bodies)
     return Outline(_shifted(module_definitions(tree), shift), (shift + 1, *_starts(tree.body, shift)), tuple(bodies))
+
+
+def _concatenated(parts: Sequence[Outline]) -> Outline:
+    """Return the outline of consecutive parts, in order."""
+    definitions = tuple(d for part in parts for d in part.definitions)
+    return Outline(definitions, tuple(b for part in parts for b in part.boundaries), tuple(b for part in parts for b in part.bodies))
 
 
 def _bodies(body: list[ast.stmt], shift: int, found: list[Body]) -> None:
@@ -376,12 +433,26 @@ def _code_column(mine: _Lines, first: int, past: int) -> int | None:
 
 
 def _member_part(mine: _Lines, gap: Gap, column: int, prefix: str, in_function: bool) -> tuple[Outline, int] | None:
-    """Return the outline of the body statements ``gap`` holds, parsed inside ``class _:``, and the line
-    the last ends on; None if they do not parse so or do not stand at ``column``."""
-    body = _wrapped_body(parse_module(b"class _:\n" + mine.text(gap[0], gap[1])), column)
+    """Return the outline of the body statements ``gap`` holds, parsed inside ``class _:`` (in chunks when
+    large: :func:`_chunks`), and the line the last ends on; None if they do not parse so or do not stand at
+    ``column``."""
+    text = mine.text(gap[0], gap[1])
+    chunks = _chunks(text, column)
+    if chunks is not None:
+        parts = [_member_chunk(text[start:past], gap[0] + before, column, prefix, in_function)
+                 for start, past, before in chunks]  # fmt: skip
+        if None not in parts:
+            found = [part for part in parts if part is not None]
+            return _concatenated([outline for outline, _ in found]), found[-1][1]
+    return _member_chunk(text, gap[0], column, prefix, in_function)
+
+
+def _member_chunk(text: bytes, first: int, column: int, prefix: str, in_function: bool) -> tuple[Outline, int] | None:
+    """Return :func:`_member_part` of body statements ``text`` starting on line ``first``, parsed at once."""
+    body = _wrapped_body(parse_module(b"class _:\n" + text), column)
     if body is None:
         return None
-    shift = gap[0] - 2
+    shift = first - 2
     bodies: list[Body] = []
     _bodies(body, shift, bodies)
     definitions = _shifted(member_definitions(body, prefix, in_function), shift)
