@@ -141,8 +141,26 @@ def test_a_large_source_is_cut_before_lines_of_code_at_its_column(monkeypatch: p
     assert [source[start:past].split(b"\n")[0] for start, past, _ in cuts] == [b"# a comment line of twenty bytes", b"x = (", b"if a:", b"@a", b"y = 3"]
     assert [before for _, _, before in cuts] == [0, 4, 11, 23, 31]
     member = b"    x = 1\n" * 30 + b"        deeper = 1\n" * 10 + b"    # c\n    y = 2\n"
-    assert [start for start, _, _ in outline_module._chunks(member, 4)] == [0, 100, 200, 498]
+    assert [start for start, _, _ in outline_module._chunks(member, 4)] == [0, 100, 200, 290, 498]  # 290: a statement over 200 bytes alone
     assert outline_module._chunks(member, 0) is None  # nothing at the module's own column
+
+
+def test_one_large_statement_is_outlined_from_its_body_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shape of sympy's generated rule files: a large function (or ``if``) alone, with no line at the
+    module's column to cut it at, is read from its header and its body's chunks, as one parse reads it."""
+    assignments = b"".join(b"    pattern%d = Pattern(Int(x_), cons%d)\n" % (n, n) for n in range(300))
+    source = b"if matchpy:\n    from x import y\n\n" + b"def sine(rubi):\n" + assignments
+    source += b"    def cons(a):\n        return a\n" + assignments + b"    return rubi\n"
+    whole = parse_outline(source)
+    assert whole is not None
+    assert [(d.qualname, d.start, d.end) for d in whole.definitions] == [("sine", 4, 607), ("sine.cons", 305, 306)]
+    monkeypatch.setattr(outline_module, "CHUNK_BYTES", 1_000)
+    assert outline_module._chunks(source, 0) == [(0, 33, 0), (33, len(source), 3)]
+    assert outline_module._one_statement(source[33:], 3) is not None
+    assert parse_outline(source) == whole
+    monkeypatch.setattr(outline_module, "CHUNK_BYTES", 100)
+    assert parse_outline(source) == whole
+    assert outline_module._one_statement(b"@decorated\n" + source[33:], 3) is None  # a decorator: parsed at once
 
 
 def test_a_class_losing_its_last_method_ends_where_its_new_last_one_does() -> None:

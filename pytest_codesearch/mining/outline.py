@@ -275,22 +275,33 @@ def _chunks(text: bytes, column: int) -> list[tuple[int, int, int]] | None:
     ``ast`` holds about 350 bytes per byte of source while it parses: sympy's generated rule files, parsed
     in pieces of 0.7 to 1.3 MB (one function body of 4,700 assignments), raised the largest mining process's
     peak memory by 460 MiB (issue 23). Each chunk but the first starts at a line of code at ``column`` (not a
-    comment, a closing bracket, a clause such as ``else:``, nor a decorated line: the first decorator's);
-    each must then parse alone, which it does only where the tokenizer is clean (a cut inside a string,
-    brackets or a continued line leaves the chunk before it unparsable), so the chunks' outlines joined are
-    the whole's.
+    comment, a closing bracket, a clause such as ``else:``, nor a decorated line: the first decorator's),
+    at least :data:`CHUNK_BYTES` after the last cut; a statement over twice that is a chunk of its own
+    (:func:`_one_statement` cuts its body). Each chunk must then parse alone, which it does only where the
+    tokenizer is clean (a cut inside a string, brackets or a continued line leaves the chunk before it
+    unparsable), so the chunks' outlines joined are the whole's.
     """
-    if len(text) <= 2 * CHUNK_BYTES:
-        return None
-    cuts, lines = [0], [0]
-    counted = 0
+    if len(text) <= 2 * CHUNK_BYTES or not sliceable(text):
+        return None  # a bare carriage return ends a line for Python: the cuts' line numbers would be off
+    cuts = [0]
+    lines = [0]
+    previous = 0  # the last line that could be cut at
+
+    def cut(at: int) -> None:
+        lines.append(lines[-1] + text.count(b"\n", cuts[-1], at))
+        cuts.append(at)
+
     for match in _statement_lines(column).finditer(text):
         at = match.start()
-        if at - cuts[-1] < CHUNK_BYTES or text.startswith(b"@", text.rfind(b"\n", 0, at - 1) + 1 + column):
-            continue  # too close to the last cut, or a decorated line: the cut goes before the decorators
-        lines.append(lines[-1] + text.count(b"\n", counted, at))
-        cuts.append(at)
-        counted = at
+        if text.startswith(b"@", text.rfind(b"\n", 0, at - 1) + 1 + column):
+            continue  # a decorated line: the cut goes before the decorators
+        if at - previous > 2 * CHUNK_BYTES and previous > cuts[-1]:
+            cut(previous)  # a large statement alone
+        if at - cuts[-1] >= CHUNK_BYTES:
+            cut(at)
+        previous = at
+    if len(text) - previous > 2 * CHUNK_BYTES and previous > cuts[-1]:
+        cut(previous)
     if len(cuts) == 1:
         return None
     return list(zip(cuts, [*cuts[1:], len(text)], lines))
@@ -305,13 +316,60 @@ def _statement_lines(column: int) -> re.Pattern[bytes]:
 def _parse_piece(text: bytes, shift: int) -> Outline | None:
     """Return the outline of module text whose first line is line ``shift + 1``; None if it does not parse."""
     chunks = _chunks(text, 0)
-    if chunks is not None:
-        parts = [_parse_module_piece(text[start:past], shift + before) for start, past, before in chunks]
-        if None not in parts:
-            found = [part for part in parts if part is not None]
-            found[1:] = [replace(part, boundaries=part.boundaries[1:]) for part in found[1:]]  # its first start
-            return _concatenated(found)
-    return _parse_module_piece(text, shift)
+    if chunks is None:
+        return _parse_chunk(text, shift)
+    parts = [_parse_chunk(text[start:past], shift + before) for start, past, before in chunks]
+    if None in parts:
+        return _parse_module_piece(text, shift)
+    found = [part for part in parts if part is not None]
+    found[1:] = [replace(part, boundaries=part.boundaries[1:]) for part in found[1:]]  # its first start
+    return _concatenated(found)
+
+
+def _parse_chunk(text: bytes, shift: int) -> Outline | None:
+    """Return :func:`_parse_piece` of text that is not cut further: one statement over twice
+    :data:`CHUNK_BYTES` is read by :func:`_one_statement`, anything else parsed at once."""
+    found = _one_statement(text, shift) if len(text) > 2 * CHUNK_BYTES else None
+    return found if found is not None else _parse_module_piece(text, shift)
+
+
+_OPEN_BLOCKS = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)
+"""Statements whose definitions inside are named as the module's (``outline.python._definitions``)."""
+
+
+def _one_statement(text: bytes, shift: int) -> Outline | None:
+    """Return the outline of module text that is one large statement with a one-line header (``def f(x):``,
+    ``class C:``, ``if X:``), its body parsed in chunks inside ``class _:`` (:func:`_member_text`); None when
+    it is not such a statement (a decorator, a header over several lines, an ``else:``) or does not parse so.
+
+    Sympy's generated rule files hold a function of 4,700 assignments (762 KB) and an ``if matchpy:`` around a
+    whole module (886 KB): no line at the module's column to cut them at. The header is parsed with a stub
+    body for its kind and name; the outline is then what one parse gives: the definition (to the body's last
+    line), the body's definitions named inside it, and its body's cuts.
+    """
+    end = text.find(b"\n") + 1
+    opening = _Lines(text[end : end + 4096])  # the body's first line of code (a docstring is code) comes early
+    column = _code_column(opening, 1, opening.past) if end else None
+    if not column or not text[:end].rstrip().endswith(b":"):
+        return None
+    stub = parse_module(text[:end] + b" " * column + b"pass\n")
+    node = stub.body[0] if stub is not None and len(stub.body) == 1 else None
+    if isinstance(node, _DEFINITIONS) and not node.decorator_list:
+        name, is_function = node.name, not isinstance(node, ast.ClassDef)
+    elif isinstance(node, _OPEN_BLOCKS) and not getattr(node, "orelse", None):
+        name, is_function = "", False
+    else:
+        return None
+    found = _member_text(text[end:], shift + 2, column, f"{name}." if name else "", is_function)
+    if found is None:
+        return None
+    body, last = found
+    line = shift + 1
+    if not name:
+        return Outline(body.definitions, (line, line))
+    definition = Definition(name, line, last, is_function, True, 0, False)
+    cuts = ((line, column, tuple(start - line for start in body.boundaries)), *body.bodies)
+    return Outline((definition, *body.definitions), (line, line), cuts if last - line >= CUT_LINES else ())
 
 
 def _parse_module_piece(text: bytes, shift: int) -> Outline | None:
@@ -436,15 +494,19 @@ def _member_part(mine: _Lines, gap: Gap, column: int, prefix: str, in_function: 
     """Return the outline of the body statements ``gap`` holds, parsed inside ``class _:`` (in chunks when
     large: :func:`_chunks`), and the line the last ends on; None if they do not parse so or do not stand at
     ``column``."""
-    text = mine.text(gap[0], gap[1])
+    return _member_text(mine.text(gap[0], gap[1]), gap[0], column, prefix, in_function)
+
+
+def _member_text(text: bytes, first: int, column: int, prefix: str, in_function: bool) -> tuple[Outline, int] | None:
+    """Return :func:`_member_part` of body statements ``text`` starting on line ``first``."""
     chunks = _chunks(text, column)
     if chunks is not None:
-        parts = [_member_chunk(text[start:past], gap[0] + before, column, prefix, in_function)
+        parts = [_member_chunk(text[start:past], first + before, column, prefix, in_function)
                  for start, past, before in chunks]  # fmt: skip
         if None not in parts:
             found = [part for part in parts if part is not None]
             return _concatenated([outline for outline, _ in found]), found[-1][1]
-    return _member_chunk(text, gap[0], column, prefix, in_function)
+    return _member_chunk(text, first, column, prefix, in_function)
 
 
 def _member_chunk(text: bytes, first: int, column: int, prefix: str, in_function: bool) -> tuple[Outline, int] | None:
