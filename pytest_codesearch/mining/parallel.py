@@ -29,6 +29,7 @@ from typing import Any
 import pygit2
 
 from pytest_codesearch.mining.filters import FilterConfig
+from pytest_codesearch.mining.heap import map_large_blocks_alone
 from pytest_codesearch.mining.miner import DUPLICATE, Counts, Miner
 from pytest_codesearch.mining.objects import fast_reads
 from pytest_codesearch.mining.output import GoldsetWriter
@@ -194,6 +195,8 @@ def _merge(paths: list[Path], writer: GoldsetWriter, counts: Counts) -> None:
 
 def _work(job: _Job, plan: Plan, progress: Any, results: Any) -> None:
     """Examine this worker's range of the walk, writing its cases to ``job.scratch``; put its counts."""
+    if job.lines:
+        map_large_blocks_alone()  # this process exits when done: the heap setting ends with it
     try:
         with bounded_cache(), fast_reads():  # a spawned process starts from libgit2's defaults
             counts = _examine_share(job, plan, progress)
