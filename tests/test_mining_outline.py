@@ -138,10 +138,12 @@ def test_a_large_source_is_cut_before_lines_of_code_at_its_column(monkeypatch: p
     source = comments + b"x = (\n    1,\n)\n" + comments + b"if a:\n    b = 1\n" + comments + b"else:\n    c = 2\n"
     source += comments + b"@a\n@b\ndef f():\n    pass\n" + comments + b"y = 3\n"
     cuts = outline_module._chunks(source, 0)
-    assert [source[start:past].split(b"\n")[0] for start, past, _ in cuts] == [b"# a comment line of twenty bytes", b"x = (", b"if a:", b"@a", b"y = 3"]
+    firsts = [source[start:past].split(b"\n")[0] for start, past, _ in cuts]
+    assert firsts == [b"# a comment line of twenty bytes", b"x = (", b"if a:", b"@a", b"y = 3"]
     assert [before for _, _, before in cuts] == [0, 4, 11, 23, 31]
     member = b"    x = 1\n" * 30 + b"        deeper = 1\n" * 10 + b"    # c\n    y = 2\n"
-    assert [start for start, _, _ in outline_module._chunks(member, 4)] == [0, 100, 200, 290, 498]  # 290: a statement over 200 bytes alone
+    starts = [start for start, _, _ in outline_module._chunks(member, 4)]
+    assert starts == [0, 100, 200, 290, 498]  # 290: a statement over 200 bytes, alone
     assert outline_module._chunks(member, 0) is None  # nothing at the module's own column
 
 

@@ -277,7 +277,8 @@ def test_names_tree_sitter_made_from_errors_are_no_definitions() -> None:
     """fmt opens its namespaces with macros tree-sitter cannot expand: ``MACRO namespace detail {`` read as a
     function named ``namespace`` that held the whole file, and ``MACRO /** doc */ template <...> class`` as a
     function named ``MACROtemplate``, once with the comment's text. Such a function is transparent now."""
-    text = "FMT_BEGIN_NAMESPACE\nnamespace detail {\nint f() { return 1; }\nclass K { public: int g() { return 2; } };\n}\n"
+    text = "FMT_BEGIN_NAMESPACE\nnamespace detail {\nint f() { return 1; }\n"
+    text += "class K { public: int g() { return 2; } };\n}\n"
     assert [(d.qualname, d.start, d.end) for d in outline("v.cc", text).definitions] == [
         ("f", 3, 3), ("K", 4, 4), ("K::g", 4, 4)
     ]  # fmt: skip

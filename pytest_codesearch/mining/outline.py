@@ -356,7 +356,7 @@ def _one_statement(text: bytes, shift: int) -> Outline | None:
     node = stub.body[0] if stub is not None and len(stub.body) == 1 else None
     if isinstance(node, _DEFINITIONS) and not node.decorator_list:
         name, is_function = node.name, not isinstance(node, ast.ClassDef)
-    elif isinstance(node, _OPEN_BLOCKS) and not getattr(node, "orelse", None):
+    elif isinstance(node, _OPEN_BLOCKS):  # an ``else:`` at the module's column would not parse in the body
         name, is_function = "", False
     else:
         return None
@@ -385,7 +385,8 @@ def _parse_module_piece(text: bytes, shift: int) -> Outline | None:
 def _concatenated(parts: Sequence[Outline]) -> Outline:
     """Return the outline of consecutive parts, in order."""
     definitions = tuple(d for part in parts for d in part.definitions)
-    return Outline(definitions, tuple(b for part in parts for b in part.boundaries), tuple(b for part in parts for b in part.bodies))
+    boundaries = tuple(line for part in parts for line in part.boundaries)
+    return Outline(definitions, boundaries, tuple(body for part in parts for body in part.bodies))
 
 
 def _bodies(body: list[ast.stmt], shift: int, found: list[Body]) -> None:
