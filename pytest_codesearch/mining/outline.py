@@ -318,11 +318,12 @@ def _parse_piece(text: bytes, shift: int) -> Outline | None:
     chunks = _chunks(text, 0)
     if chunks is None:
         return _parse_chunk(text, shift)
-    parts = [_parse_chunk(text[start:past], shift + before) for start, past, before in chunks]
-    if None in parts:
-        return _parse_module_piece(text, shift)
-    found = [part for part in parts if part is not None]
-    found[1:] = [replace(part, boundaries=part.boundaries[1:]) for part in found[1:]]  # its first start
+    found: list[Outline] = []
+    for start, past, before in chunks:
+        part = _parse_chunk(text[start:past], shift + before)
+        if part is None:  # a cut that is not clean, or a file that does not parse (Python 2): no more chunks
+            return _parse_module_piece(text, shift)
+        found.append(replace(part, boundaries=part.boundaries[1:]) if found else part)  # its first start once
     return _concatenated(found)
 
 
@@ -501,13 +502,15 @@ def _member_part(mine: _Lines, gap: Gap, column: int, prefix: str, in_function: 
 def _member_text(text: bytes, first: int, column: int, prefix: str, in_function: bool) -> tuple[Outline, int] | None:
     """Return :func:`_member_part` of body statements ``text`` starting on line ``first``."""
     chunks = _chunks(text, column)
-    if chunks is not None:
-        parts = [_member_chunk(text[start:past], first + before, column, prefix, in_function)
-                 for start, past, before in chunks]  # fmt: skip
-        if None not in parts:
-            found = [part for part in parts if part is not None]
-            return _concatenated([outline for outline, _ in found]), found[-1][1]
-    return _member_chunk(text, first, column, prefix, in_function)
+    if chunks is None:
+        return _member_chunk(text, first, column, prefix, in_function)
+    found: list[tuple[Outline, int]] = []
+    for start, past, before in chunks:
+        part = _member_chunk(text[start:past], first + before, column, prefix, in_function)
+        if part is None:  # a cut that is not clean, or statements that do not parse: no more chunks
+            return _member_chunk(text, first, column, prefix, in_function)
+        found.append(part)
+    return _concatenated([outline for outline, _ in found]), found[-1][1]
 
 
 def _member_chunk(text: bytes, first: int, column: int, prefix: str, in_function: bool) -> tuple[Outline, int] | None:
